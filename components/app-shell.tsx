@@ -1,0 +1,79 @@
+"use client";
+// The console's frame: who is logged in, the live-connection indicator, and
+// navigation. Sends the operator to the login page (keeping the URL) when the
+// session is missing or expired.
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { TRPCClientError } from "@trpc/client";
+import Link from "next/link";
+import { usePathname, useRouter } from "next/navigation";
+import { useEffect, type ReactNode } from "react";
+import { useTRPC } from "@/lib/trpc";
+import { LiveUpdates, useConnectionState } from "./live-updates";
+
+function ConnectionIndicator() {
+  const state = useConnectionState();
+  const label = { connecting: "Connecting…", live: "Live", lost: "Live updates lost — reconnecting" }[state];
+  const color = { connecting: "bg-amber-400", live: "bg-emerald-500", lost: "bg-red-500" }[state];
+  return (
+    <span role="status" aria-label={`Connection: ${label}`} className="flex items-center gap-2 text-xs text-slate-600">
+      <span className={`inline-block h-2 w-2 rounded-full ${color}`} />
+      {label}
+    </span>
+  );
+}
+
+export function AppShell({ children }: { children: ReactNode }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const pathname = usePathname();
+  const me = useQuery(trpc.auth.me.queryOptions());
+  const logout = useMutation(trpc.auth.logout.mutationOptions({ onSettled: () => router.replace("/login") }));
+
+  const unauthorized = me.error instanceof TRPCClientError && me.error.data?.code === "UNAUTHORIZED";
+  useEffect(() => {
+    if (unauthorized) router.replace(`/login?next=${encodeURIComponent(pathname)}`);
+  }, [unauthorized, pathname, router]);
+
+  if (me.isPending || unauthorized) {
+    return <main className="p-8 text-sm text-slate-500">Loading…</main>;
+  }
+  if (me.error) {
+    return (
+      <main role="alert" className="p-8 text-sm text-red-700">
+        Could not reach Tollgate: {me.error.message}. Check that the server is running, then reload.
+      </main>
+    );
+  }
+  const operator = me.data.operator;
+
+  return (
+    <LiveUpdates>
+      <div className="min-h-screen">
+        <header className="flex items-center justify-between border-b border-slate-200 bg-white px-6 py-3">
+          <nav className="flex items-center gap-6 text-sm" aria-label="Main">
+            <Link href="/" className="font-semibold">
+              Tollgate
+            </Link>
+            <Link href="/sessions" className="text-slate-600 hover:text-slate-900">
+              Sessions
+            </Link>
+          </nav>
+          <div className="flex items-center gap-4 text-sm">
+            <ConnectionIndicator />
+            <span data-testid="operator-identity">
+              {operator.name} <span className="text-slate-500">({operator.role.toLowerCase()})</span>
+            </span>
+            <button
+              type="button"
+              onClick={() => logout.mutate()}
+              className="rounded border border-slate-300 px-2 py-1 text-xs hover:bg-slate-100"
+            >
+              Log out
+            </button>
+          </div>
+        </header>
+        <main className="p-6">{children}</main>
+      </div>
+    </LiveUpdates>
+  );
+}

@@ -1,0 +1,128 @@
+// Prisma's schema engine compiled to WebAssembly, driven through a driver
+// adapter: applies the checked-in migrations and writes new ones without the
+// native engine binary that Prisma's CLI would download.
+import { readFile, readdir } from "node:fs/promises";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-utils";
+import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
+import * as engineGlue from "@prisma/schema-engine-wasm/schema_engine_bg";
+import type { MigrationList, SchemaEngine, SchemaFilter } from "@prisma/schema-engine-wasm";
+
+const require = createRequire(import.meta.url);
+
+export const MIGRATIONS_DIR = path.resolve(process.cwd(), "prisma/migrations");
+export const SCHEMA_PATH = path.resolve(process.cwd(), "prisma/schema.prisma");
+
+const noFilters: SchemaFilter = { externalTables: [], externalEnums: [] };
+
+let engineModule: Promise<typeof engineGlue> | undefined;
+
+// The package imports its .wasm as an ES module, which Node 20 only allows
+// behind a flag; instantiating it here keeps the server flag-free.
+function loadEngineModule(): Promise<typeof engineGlue> {
+  engineModule ??= (async () => {
+    const glue = engineGlue as typeof engineGlue & {
+      __wbg_set_wasm(exports: WebAssembly.Exports): void;
+    };
+    const wasmPath = path.join(
+      path.dirname(require.resolve("@prisma/schema-engine-wasm")),
+      "schema_engine_bg.wasm",
+    );
+    const { instance } = await WebAssembly.instantiate(await readFile(wasmPath), {
+      "./schema_engine_bg.js": glue as unknown as WebAssembly.ModuleImports,
+    });
+    glue.__wbg_set_wasm(instance.exports);
+    (instance.exports.__wbindgen_start as () => void)();
+    return glue;
+  })();
+  return engineModule;
+}
+
+async function createEngine(
+  adapterFactory: SqlMigrationAwareDriverAdapterFactory,
+  schemaText?: string,
+): Promise<SchemaEngine> {
+  const glue = await loadEngineModule();
+  const datamodels: [string, string][] = [[SCHEMA_PATH, schemaText ?? (await readFile(SCHEMA_PATH, "utf8"))]];
+  return (glue as unknown as { SchemaEngine: typeof SchemaEngine }).SchemaEngine.new(
+    { datamodels },
+    () => {},
+    bindMigrationAwareSqlAdapterFactory(adapterFactory),
+  );
+}
+
+/** Reads prisma/migrations the way `prisma migrate deploy` does. */
+export async function readMigrations(baseDir = MIGRATIONS_DIR): Promise<MigrationList> {
+  const entries = await readdir(baseDir, { withFileTypes: true }).catch(() => []);
+  const directories = entries
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+  const lockfilePath = path.join(baseDir, "migration_lock.toml");
+  return {
+    baseDir,
+    lockfile: {
+      path: "migration_lock.toml",
+      content: await readFile(lockfilePath, "utf8").catch(() => null),
+    },
+    shadowDbInitScript: "",
+    migrationDirectories: await Promise.all(
+      directories.map(async (name) => ({
+        path: name,
+        migrationFile: {
+          path: "migration.sql",
+          content: await readFile(path.join(baseDir, name, "migration.sql"), "utf8").then(
+            (text) => ({ tag: "ok" as const, value: text }),
+            (error: Error) => ({ tag: "error" as const, value: error.message }),
+          ),
+        },
+      })),
+    ),
+  };
+}
+
+/** Applies every checked-in migration not yet recorded in _prisma_migrations. */
+export async function applyMigrations(
+  adapterFactory: SqlMigrationAwareDriverAdapterFactory,
+  baseDir = MIGRATIONS_DIR,
+): Promise<string[]> {
+  const engine = await createEngine(adapterFactory);
+  try {
+    const result = await engine.applyMigrations({
+      migrationsList: await readMigrations(baseDir),
+      filters: noFilters,
+    });
+    return result.appliedMigrationNames;
+  } finally {
+    engine.free();
+  }
+}
+
+/**
+ * The SQL that takes a database at the end of the checked-in migrations to the
+ * schema: empty when they agree. The migrations are replayed on the shadow
+ * database that `shadowAdapterFactory` connects to.
+ */
+export async function diffMigrationsToSchema(
+  shadowAdapterFactory: SqlMigrationAwareDriverAdapterFactory,
+  schemaText?: string,
+  baseDir = MIGRATIONS_DIR,
+): Promise<string> {
+  const text = schemaText ?? (await readFile(SCHEMA_PATH, "utf8"));
+  const engine = await createEngine(shadowAdapterFactory, text);
+  try {
+    const migrations = await readMigrations(baseDir);
+    const result = await engine.diff({
+      from: migrations.migrationDirectories.length > 0 ? { tag: "migrations", ...migrations } : { tag: "empty" },
+      to: { tag: "schemaDatamodel", files: [{ path: SCHEMA_PATH, content: text }] },
+      script: true,
+      exitCode: true,
+      filters: noFilters,
+    });
+    const sql = result.stdout ?? "";
+    return result.exitCode === 2 ? sql : "";
+  } finally {
+    engine.free();
+  }
+}

@@ -1,0 +1,29 @@
+// Size limits on caller-supplied JSON, and canonical JSON for hashing.
+
+export const LIMITS = {
+  argsBytes: 256 * 1024,
+  inputBytes: 256 * 1024,
+  traceDataBytes: 64 * 1024,
+  traceEventsPerCall: 1000,
+  stateBytes: 2 * 1024 * 1024,
+  metadataBytes: 16 * 1024,
+  configBytes: 64 * 1024,
+  messageChars: 10_000,
+  nameChars: 200,
+} as const;
+
+export function jsonSize(value: unknown): number {
+  return value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value), "utf8");
+}
+
+/** JSON with object keys sorted, so equal values always serialise alike. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, val: unknown) => {
+    if (val && typeof val === "object" && !Array.isArray(val)) {
+      return Object.fromEntries(
+        Object.entries(val as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+      );
+    }
+    return val;
+  });
+}

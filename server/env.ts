@@ -1,0 +1,74 @@
+// The server's configuration, parsed once at start. Nothing else reads process.env.
+import { z } from "zod";
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((value) => (value === "" ? undefined : value));
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  HOST: z.string().default("0.0.0.0"),
+  TOLLGATE_DATA_DIR: z.string().min(1).default("./.data"),
+  DATABASE_URL: optionalString.pipe(
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+      .optional(),
+  ),
+  REDIS_URL: optionalString.pipe(
+    z
+      .string()
+      .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
+      .optional(),
+  ),
+  TOLLGATE_ADMIN_EMAIL: optionalString.pipe(z.email().optional()),
+  TOLLGATE_ADMIN_PASSWORD: optionalString.pipe(
+    z.string().min(8, "must be at least 8 characters").optional(),
+  ),
+  TOLLGATE_AGENT_KEY: optionalString.pipe(
+    z.string().min(16, "must be at least 16 characters").optional(),
+  ),
+  TOLLGATE_WORKSPACE_NAME: z.string().min(1).default("Default workspace"),
+  // Origins allowed to open the socket.io connection, besides the server's own.
+  TOLLGATE_ALLOWED_ORIGINS: z
+    .string()
+    .default("")
+    .transform((value) =>
+      value
+        .split(",")
+        .map((origin) => origin.trim())
+        .filter(Boolean),
+    ),
+  // Mark the session cookie Secure: set this when the console is served over HTTPS.
+  TOLLGATE_SECURE_COOKIES: z
+    .enum(["true", "false"], { message: 'must be "true" or "false"' })
+    .default("false")
+    .transform((value) => value === "true"),
+  TOLLGATE_SESSION_TTL_HOURS: z.coerce.number().positive().default(12),
+  TOLLGATE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export class EnvError extends Error {}
+
+/** Parses an environment; the error names the first bad variable and what is wrong. */
+export function parseEnv(source: NodeJS.ProcessEnv): Env {
+  const result = envSchema.safeParse(source);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const name = issue.path.join(".");
+  const value = source[name];
+  const shown = name.includes("PASSWORD") || name.includes("KEY") ? "(hidden)" : JSON.stringify(value);
+  throw new EnvError(`invalid environment variable ${name}=${shown}: ${issue.message}`);
+}
+
+let cached: Env | undefined;
+
+/** The process's configuration, parsed on first use. */
+export function env(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}

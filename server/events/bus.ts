@@ -1,0 +1,62 @@
+// The typed in-process event bus. Services publish after their transaction
+// commits; the socket layer and waiting long-polls subscribe.
+import { EventEmitter } from "node:events";
+
+export type RunStatusName = "RUNNING" | "PAUSED" | "COMPLETED" | "FAILED" | "CANCELED";
+export type ApprovalStatusName = "PENDING" | "APPROVED" | "REJECTED" | "EXPIRED" | "CANCELED";
+
+export interface DecisionPayload {
+  action: "approve" | "reject" | "edit" | "respond";
+  args?: unknown;
+  message?: string;
+  decidedBy: string;
+  decidedAt: string;
+}
+
+export interface TollgateEvents {
+  "approval:requested": {
+    workspaceId: string;
+    approvalId: string;
+    requestId: string;
+    taskId: string;
+    sessionId: string;
+    tool: string;
+    args: unknown;
+    status: ApprovalStatusName;
+  };
+  "approval:decided": {
+    workspaceId: string;
+    sessionId: string;
+    taskId: string;
+    approvalId: string;
+    requestId: string;
+    status: ApprovalStatusName;
+    decision: DecisionPayload | null;
+  };
+  "request:updated": { workspaceId: string; requestId: string; taskId: string; sessionId: string; status: RunStatusName };
+  "task:updated": { workspaceId: string; taskId: string; sessionId: string; status: RunStatusName };
+  "session:updated": { workspaceId: string; sessionId: string };
+  "state:saved": { workspaceId: string; sessionId: string; taskId: string; version: number };
+  "audit:appended": { workspaceId: string; seq: number };
+}
+
+export type EventName = keyof TollgateEvents;
+
+export class EventBus {
+  private readonly emitter = new EventEmitter();
+
+  constructor() {
+    // Every long-poll and socket adds a listener; there is no fixed ceiling.
+    this.emitter.setMaxListeners(0);
+  }
+
+  publish<E extends EventName>(name: E, payload: TollgateEvents[E]): void {
+    this.emitter.emit(name, payload);
+  }
+
+  /** Subscribes; the returned function unsubscribes. */
+  on<E extends EventName>(name: E, listener: (payload: TollgateEvents[E]) => void): () => void {
+    this.emitter.on(name, listener);
+    return () => this.emitter.off(name, listener);
+  }
+}

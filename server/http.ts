@@ -1,0 +1,159 @@
+// One HTTP server for everything: the tRPC API at /api/trpc, socket.io at
+// /socket.io, and the Next.js console for every other path.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { nodeHTTPRequestHandler } from "@trpc/server/adapters/node-http";
+import { parse as parseCookie, serialize as serializeCookie } from "cookie";
+import { appRouter } from "./api/router.ts";
+import { SESSION_COOKIE, type TrpcContext } from "./api/trpc.ts";
+import { openDatabase, type Database } from "./db/client.ts";
+import type { Env } from "./env.ts";
+import { EventBus } from "./events/bus.ts";
+import { log } from "./log.ts";
+import { attachRealtime, type Realtime } from "./realtime/socket.ts";
+import { bootstrapWorkspace, type BootstrapResult } from "./services/bootstrap.ts";
+import { createServiceDeps, type ServiceDeps } from "./services/deps.ts";
+
+const TRPC_PREFIX = "/api/trpc";
+// Large enough for a 2 MB agent state; per-field limits are set in the schemas.
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+export interface StartOptions {
+  env: Env;
+  /** Serve the Next.js console (off for API-only test servers). */
+  withConsole?: boolean;
+  dev?: boolean;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  database: Database;
+  deps: ServiceDeps;
+  bootstrap: BootstrapResult;
+  /** Stops accepting, lets in-flight requests finish, then closes the database. */
+  close(): Promise<void>;
+}
+
+function bearerToken(req: IncomingMessage): string | undefined {
+  const header = req.headers.authorization;
+  if (!header) return undefined;
+  const match = /^Bearer\s+(.+)$/i.exec(header);
+  return match?.[1]?.trim();
+}
+
+function createTrpcHandler(deps: ServiceDeps, secureCookies: boolean) {
+  return (req: IncomingMessage, res: ServerResponse, path: string) =>
+    nodeHTTPRequestHandler({
+      router: appRouter,
+      req,
+      res,
+      path,
+      maxBodySize: MAX_BODY_BYTES,
+      createContext: (): TrpcContext => ({
+        deps,
+        bearerToken: bearerToken(req),
+        sessionToken: req.headers.cookie ? parseCookie(req.headers.cookie)[SESSION_COOKIE] : undefined,
+        setSessionCookie(token, expiresAt) {
+          res.appendHeader(
+            "Set-Cookie",
+            serializeCookie(SESSION_COOKIE, token ?? "", {
+              httpOnly: true,
+              sameSite: "lax",
+              secure: secureCookies,
+              path: "/",
+              expires: token ? expiresAt : new Date(0),
+            }),
+          );
+        },
+      }),
+      onError({ error, path: procedure }) {
+        if (error.code === "INTERNAL_SERVER_ERROR") log.error(`tRPC ${procedure ?? "?"} failed`, error.cause ?? error);
+      },
+    });
+}
+
+export async function startServer(options: StartOptions): Promise<RunningServer> {
+  const { env } = options;
+  const database = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.TOLLGATE_DATA_DIR });
+  const bus = new EventBus();
+  const deps = createServiceDeps(database.prisma, bus, env.TOLLGATE_SESSION_TTL_HOURS);
+  const bootstrap = await bootstrapWorkspace(deps, {
+    workspaceName: env.TOLLGATE_WORKSPACE_NAME,
+    adminEmail: env.TOLLGATE_ADMIN_EMAIL,
+    adminPassword: env.TOLLGATE_ADMIN_PASSWORD,
+    agentKey: env.TOLLGATE_AGENT_KEY,
+  });
+
+  let nextHandler: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined;
+  let nextUpgrade: ((req: IncomingMessage, socket: import("node:stream").Duplex, head: Buffer) => Promise<void>) | undefined;
+  let closeNext: (() => Promise<void>) | undefined;
+  if (options.withConsole !== false) {
+    const { default: next } = await import("next");
+    const nextApp = next({ dev: options.dev ?? false, dir: process.cwd(), hostname: "localhost", port: env.PORT });
+    await nextApp.prepare();
+    const handle = nextApp.getRequestHandler();
+    nextHandler = (req, res) => handle(req, res);
+    if (options.dev) nextUpgrade = nextApp.getUpgradeHandler();
+    closeNext = () => nextApp.close();
+  }
+
+  const handleTrpc = createTrpcHandler(deps, env.TOLLGATE_SECURE_COOKIES);
+  const server = createServer((req, res) => {
+    const url = req.url ?? "/";
+    if (url === TRPC_PREFIX || url.startsWith(`${TRPC_PREFIX}/`) || url.startsWith(`${TRPC_PREFIX}?`)) {
+      const path = url.slice(TRPC_PREFIX.length + 1).split("?")[0] ?? "";
+      void handleTrpc(req, res, decodeURIComponent(path));
+      return;
+    }
+    if (url === "/healthz") {
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ok: true, database: database.target }));
+      return;
+    }
+    if (nextHandler) {
+      nextHandler(req, res).catch((error) => {
+        log.error("console request failed", error);
+        if (!res.headersSent) res.writeHead(500).end("internal error");
+      });
+      return;
+    }
+    res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "not found" }));
+  });
+
+  if (nextUpgrade) {
+    server.on("upgrade", (req, socket, head) => {
+      if (!req.url?.startsWith("/socket.io")) void nextUpgrade!(req, socket, head);
+    });
+  }
+
+  const realtime: Realtime = await attachRealtime(server, deps, {
+    allowedOrigins: env.TOLLGATE_ALLOWED_ORIGINS,
+    redisUrl: env.REDIS_URL,
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(env.PORT, env.HOST, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://localhost:${port}`,
+    port,
+    database,
+    deps,
+    bootstrap,
+    close() {
+      closing ??= (async () => {
+        const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        await realtime.close();
+        await drained;
+        await closeNext?.();
+        await database.close();
+      })();
+      return closing;
+    },
+  };
+}

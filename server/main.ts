@@ -1,0 +1,49 @@
+// The server process: parse the configuration, start, and shut down cleanly on SIGTERM/SIGINT.
+import { env as loadEnv, EnvError, type Env } from "./env.ts";
+import { startServer } from "./http.ts";
+import { log, setLogLevel } from "./log.ts";
+
+let env: Env;
+try {
+  env = loadEnv();
+} catch (error) {
+  if (error instanceof EnvError) {
+    process.stderr.write(`tollgate: ${error.message}\n`);
+    process.exit(1);
+  }
+  throw error;
+}
+setLogLevel(env.TOLLGATE_LOG_LEVEL);
+
+const dev = process.argv.includes("--dev");
+const server = await startServer({ env, dev });
+
+log.info(`Tollgate listening on ${server.url} (${server.database.target} database: ${server.database.location})`);
+const { admin, agentKey } = server.bootstrap;
+if (admin) {
+  log.info(`bootstrap admin: ${admin.email} / ${admin.generated ? admin.password : "(password from TOLLGATE_ADMIN_PASSWORD)"}`);
+}
+if (agentKey) {
+  log.info(`bootstrap agent key: ${agentKey.generated ? agentKey.key : "(from TOLLGATE_AGENT_KEY)"}`);
+}
+
+let stopping = false;
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    log.info(`${signal}: finishing in-flight requests, then stopping`);
+    const forced = setTimeout(() => {
+      log.warn("shutdown took longer than 20 s; exiting");
+      process.exit(1);
+    }, 20_000);
+    forced.unref();
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log.error("shutdown failed", error);
+        process.exit(1);
+      },
+    );
+  });
+}

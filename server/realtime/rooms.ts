@@ -1,0 +1,5 @@
+// Room names, in one place so emitters and joiners agree.
+export const rooms = {
+  workspace: (workspaceId: string) => `workspace:${workspaceId}`,
+  session: (sessionId: string) => `session:${sessionId}`,
+};

@@ -1,0 +1,96 @@
+// socket.io on the server's port: authenticates the operator at the handshake,
+// checks the Origin, and forwards bus events (small id-and-status signals) to
+// the workspace's room. With REDIS_URL the Redis adapter fans out across nodes.
+import type { Server as HttpServer, IncomingMessage } from "node:http";
+import { createAdapter } from "@socket.io/redis-adapter";
+import { parse as parseCookie } from "cookie";
+import { createClient } from "redis";
+import { Server } from "socket.io";
+import type { OperatorPrincipal } from "../domain/principal.ts";
+import type { EventName, TollgateEvents } from "../events/bus.ts";
+import { SESSION_COOKIE } from "../api/trpc.ts";
+import { authenticateOperator } from "../services/auth.ts";
+import type { ServiceDeps } from "../services/deps.ts";
+import { rooms } from "./rooms.ts";
+
+export interface RealtimeOptions {
+  allowedOrigins: string[];
+  redisUrl?: string;
+}
+
+const FORWARDED: EventName[] = [
+  "approval:requested",
+  "approval:decided",
+  "request:updated",
+  "task:updated",
+  "session:updated",
+  "state:saved",
+  "audit:appended",
+];
+
+function originAllowed(req: IncomingMessage, allowedOrigins: string[]): boolean {
+  const origin = req.headers.origin;
+  // Non-browser clients send no Origin; they still need a valid token.
+  if (!origin) return true;
+  const host = req.headers.host;
+  if (host && (origin === `http://${host}` || origin === `https://${host}`)) return true;
+  return allowedOrigins.includes(origin);
+}
+
+export interface Realtime {
+  io: Server;
+  close(): Promise<void>;
+}
+
+export async function attachRealtime(httpServer: HttpServer, deps: ServiceDeps, options: RealtimeOptions): Promise<Realtime> {
+  const io = new Server(httpServer, {
+    path: "/socket.io",
+    serveClient: false,
+    // Next's dev server handles its own upgrades (HMR) on the same port.
+    destroyUpgrade: false,
+    allowRequest: (req, callback) => {
+      const ok = originAllowed(req, options.allowedOrigins);
+      callback(ok ? null : "origin not allowed", ok);
+    },
+  });
+
+  const redisClients: { quit(): Promise<unknown> }[] = [];
+  if (options.redisUrl) {
+    const pub = createClient({ url: options.redisUrl });
+    const sub = pub.duplicate();
+    await Promise.all([pub.connect(), sub.connect()]);
+    io.adapter(createAdapter(pub, sub));
+    redisClients.push(pub, sub);
+  }
+
+  io.use(async (socket, next) => {
+    const authToken = typeof socket.handshake.auth?.token === "string" ? socket.handshake.auth.token : undefined;
+    const cookieHeader = socket.handshake.headers.cookie;
+    const token = authToken ?? (cookieHeader ? parseCookie(cookieHeader)[SESSION_COOKIE] : undefined);
+    const operator = token ? await authenticateOperator(deps, token).catch(() => null) : null;
+    if (!operator) return next(new Error("unauthorized: log in to receive live updates"));
+    socket.data.operator = operator;
+    next();
+  });
+
+  io.on("connection", (socket) => {
+    const operator = socket.data.operator as OperatorPrincipal;
+    void socket.join(rooms.workspace(operator.workspaceId));
+  });
+
+  const unsubscribers = FORWARDED.map((name) =>
+    deps.bus.on(name, (payload: TollgateEvents[typeof name]) => {
+      const { workspaceId, ...rest } = payload as { workspaceId: string };
+      io.to(rooms.workspace(workspaceId)).emit(name, rest);
+    }),
+  );
+
+  return {
+    io,
+    async close() {
+      for (const unsubscribe of unsubscribers) unsubscribe();
+      await new Promise<void>((resolve) => io.close(() => resolve()));
+      await Promise.all(redisClients.map((client) => client.quit().catch(() => undefined)));
+    },
+  };
+}

@@ -1,0 +1,59 @@
+// Appends to the workspace's hash-chained audit log inside the caller's
+// transaction, and verifies the chain for the console.
+import { Prisma } from "../db/generated/client.ts";
+import { auditHash, GENESIS_HASH, verifyChain, type ChainVerdict } from "../domain/audit.ts";
+import type { ServiceDeps, Tx } from "./deps.ts";
+
+export interface Actor {
+  type: "operator" | "agent" | "system";
+  id: string;
+  label: string;
+}
+
+export const SYSTEM_ACTOR: Actor = { type: "system", id: "system", label: "tollgate" };
+
+export interface AuditInput {
+  actor: Actor;
+  action: string;
+  subjectType: string;
+  subjectId: string;
+  data?: unknown;
+}
+
+/** Must run inside a transaction: the advisory lock serialises appends per workspace. */
+export async function appendAudit(tx: Tx, workspaceId: string, input: AuditInput, now: Date): Promise<number> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${"audit:" + workspaceId}))`;
+  const last = await tx.auditEntry.findFirst({
+    where: { workspaceId },
+    orderBy: { seq: "desc" },
+    select: { seq: true, hash: true },
+  });
+  const seq = (last?.seq ?? 0) + 1;
+  const prevHash = last?.hash ?? GENESIS_HASH;
+  const content = {
+    workspaceId,
+    seq,
+    actorType: input.actor.type,
+    actorId: input.actor.id,
+    actorLabel: input.actor.label,
+    action: input.action,
+    subjectType: input.subjectType,
+    subjectId: input.subjectId,
+    data: input.data ?? null,
+    createdAt: now,
+  };
+  await tx.auditEntry.create({
+    data: {
+      ...content,
+      data: content.data === null ? Prisma.JsonNull : (content.data as Prisma.InputJsonValue),
+      prevHash,
+      hash: auditHash(prevHash, content),
+    },
+  });
+  return seq;
+}
+
+export async function verifyAuditChain(deps: ServiceDeps, workspaceId: string): Promise<ChainVerdict> {
+  const entries = await deps.prisma.auditEntry.findMany({ where: { workspaceId }, orderBy: { seq: "asc" } });
+  return verifyChain(entries.map((entry) => ({ ...entry, data: entry.data ?? null })));
+}

@@ -1,0 +1,126 @@
+// Operator login, sessions and script tokens; agent key authentication.
+// Passwords are hashed with argon2id; tokens and keys are random and stored as SHA-256.
+import { createHash, randomBytes } from "node:crypto";
+import { hash as argon2Hash, verify as argon2Verify } from "@node-rs/argon2";
+import { DomainError } from "../domain/errors.ts";
+import { newId } from "../domain/ids.ts";
+import type { AgentPrincipal, OperatorPrincipal } from "../domain/principal.ts";
+import { appendAudit } from "./audit.ts";
+import type { ServiceDeps } from "./deps.ts";
+
+export const sha256 = (value: string) => createHash("sha256").update(value).digest("hex");
+export const randomToken = (prefix: string) => `${prefix}_${randomBytes(24).toString("base64url")}`;
+
+export const hashPassword = (password: string) => argon2Hash(password);
+
+// A hash to verify against when the email is unknown, so a login takes as long
+// whether or not the account exists.
+let decoyHash: Promise<string> | undefined;
+
+export interface LoginResult {
+  operator: { id: string; email: string; name: string; role: OperatorPrincipal["role"] };
+  token: string;
+  expiresAt: Date;
+}
+
+export async function login(deps: ServiceDeps, email: string, password: string): Promise<LoginResult> {
+  const operator = await deps.prisma.operator.findUnique({ where: { email: email.toLowerCase() } });
+  decoyHash ??= argon2Hash("tollgate-decoy-password");
+  const valid = await argon2Verify(operator?.passwordHash ?? (await decoyHash), password);
+  if (!operator || !valid || operator.disabledAt) {
+    throw new DomainError("UNAUTHORIZED", "email or password is wrong");
+  }
+  const issued = await issueOperatorSession(deps, operator.id, operator.workspaceId, "BROWSER");
+  return {
+    operator: { id: operator.id, email: operator.email, name: operator.name, role: operator.role },
+    ...issued,
+  };
+}
+
+async function issueOperatorSession(
+  deps: ServiceDeps,
+  operatorId: string,
+  workspaceId: string,
+  kind: "BROWSER" | "TOKEN",
+  ttlHours = deps.sessionTtlHours,
+): Promise<{ token: string; expiresAt: Date }> {
+  const now = deps.now();
+  const token = randomToken(kind === "BROWSER" ? "tgs" : "tgo");
+  const expiresAt = new Date(now.getTime() + ttlHours * 3600_000);
+  const operator = await deps.prisma.operator.findUniqueOrThrow({ where: { id: operatorId } });
+  await deps.prisma.$transaction(async (tx) => {
+    await tx.operatorSession.create({
+      data: { id: newId("ops"), workspaceId, operatorId, kind, tokenHash: sha256(token), createdAt: now, expiresAt },
+    });
+    await appendAudit(
+      tx,
+      workspaceId,
+      {
+        actor: { type: "operator", id: operatorId, label: operator.email },
+        action: kind === "BROWSER" ? "operator.login" : "operator.token_issued",
+        subjectType: "operator",
+        subjectId: operatorId,
+        data: { expiresAt: expiresAt.toISOString() },
+      },
+      now,
+    );
+  });
+  return { token, expiresAt };
+}
+
+/** A long-lived token for scripts, used as `Authorization: Bearer <token>`. */
+export function issueOperatorToken(deps: ServiceDeps, principal: OperatorPrincipal, ttlHours: number) {
+  return issueOperatorSession(deps, principal.operatorId, principal.workspaceId, "TOKEN", ttlHours);
+}
+
+export async function authenticateOperator(deps: ServiceDeps, token: string): Promise<OperatorPrincipal | null> {
+  const session = await deps.prisma.operatorSession.findUnique({
+    where: { tokenHash: sha256(token) },
+    include: { operator: true },
+  });
+  if (!session || session.revokedAt || session.expiresAt <= deps.now() || session.operator.disabledAt) return null;
+  return {
+    kind: "operator",
+    workspaceId: session.workspaceId,
+    operatorId: session.operatorId,
+    sessionId: session.id,
+    email: session.operator.email,
+    name: session.operator.name,
+    role: session.operator.role,
+  };
+}
+
+export async function logout(deps: ServiceDeps, principal: OperatorPrincipal): Promise<void> {
+  await deps.prisma.operatorSession.updateMany({
+    where: { id: principal.sessionId, revokedAt: null },
+    data: { revokedAt: deps.now() },
+  });
+}
+
+// Agent calls are the hot path: a verified key is remembered briefly so that
+// every call does not cost a database round trip. Revocation takes effect
+// within AGENT_KEY_CACHE_MS.
+const AGENT_KEY_CACHE_MS = 5_000;
+export type AgentKeyCache = Map<string, { principal: AgentPrincipal; until: number }>;
+
+export async function authenticateAgent(deps: ServiceDeps, key: string): Promise<AgentPrincipal | null> {
+  const keyHash = sha256(key);
+  const agentKeyCache = deps.agentKeyCache;
+  const cached = agentKeyCache.get(keyHash);
+  const nowMs = deps.now().getTime();
+  if (cached && cached.until > nowMs) return cached.principal;
+  const record = await deps.prisma.agentKey.findUnique({ where: { keyHash } });
+  if (!record || record.revokedAt) {
+    agentKeyCache.delete(keyHash);
+    return null;
+  }
+  const principal: AgentPrincipal = {
+    kind: "agent",
+    workspaceId: record.workspaceId,
+    agentKeyId: record.id,
+    keyName: record.name,
+  };
+  if (agentKeyCache.size > 10_000) agentKeyCache.clear();
+  agentKeyCache.set(keyHash, { principal, until: nowMs + AGENT_KEY_CACHE_MS });
+  return principal;
+}
