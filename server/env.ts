@@ -8,7 +8,7 @@ const optionalString = z
 
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
-  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default("0.0.0.0"),
   TOLLGATE_DATA_DIR: z.string().min(1).default("./.data"),
   DATABASE_URL: optionalString.pipe(

@@ -19,7 +19,19 @@ export interface AuditContent {
 }
 
 export function auditHash(prevHash: string, entry: AuditContent): string {
-  const body = canonicalJson({ ...entry, data: entry.data ?? null, createdAt: entry.createdAt.toISOString() });
+  // Only the content fields: a stored entry also carries prevHash and hash.
+  const body = canonicalJson({
+    workspaceId: entry.workspaceId,
+    seq: entry.seq,
+    actorType: entry.actorType,
+    actorId: entry.actorId,
+    actorLabel: entry.actorLabel,
+    action: entry.action,
+    subjectType: entry.subjectType,
+    subjectId: entry.subjectId,
+    data: entry.data ?? null,
+    createdAt: entry.createdAt.toISOString(),
+  });
   return createHash("sha256").update(prevHash).update("\n").update(body).digest("hex");
 }
 

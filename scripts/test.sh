@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# npm test: unit tests, integration tests on the embedded database, again on
+# PostgreSQL when TEST_DATABASE_URL is set, then the browser tests against the
+# built server.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export NEXT_TELEMETRY_DISABLED=1
+mkdir -p test-results
+
+echo "== unit tests"
+npx vitest run --project unit
+
+echo "== integration tests (embedded PGlite)"
+TOLLGATE_TEST_TARGET=embedded npx vitest run --project integration
+
+if [ -n "${TEST_DATABASE_URL:-}" ]; then
+  echo "== integration tests (PostgreSQL)"
+  TOLLGATE_TEST_TARGET=postgres npx vitest run --project integration \
+    --reporter=default --reporter=json --outputFile.json=test-results/integration-postgres.json
+else
+  echo "== integration tests (PostgreSQL): skipped, TEST_DATABASE_URL is not set"
+fi
+
+echo "== browser tests (Playwright, Chromium)"
+npm run build
+npx playwright test

@@ -1,0 +1,97 @@
+// Operator and agent authentication through the router, on a fresh database.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { hashPassword } from "../server/services/auth.ts";
+import { newId } from "../server/domain/ids.ts";
+import { ADMIN, agentCaller, callerWith, createTestDatabase, freshApp, operatorCaller, type TestApp, type TestDatabase } from "./harness.ts";
+
+let db: TestDatabase;
+let app: TestApp;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(async () => {
+  await db.close();
+});
+beforeEach(async () => {
+  app = await freshApp(db);
+});
+
+describe("authentication", () => {
+  it("bootstrap: an empty database gets one workspace, an admin, an agent key and audit entries", async () => {
+    expect(await db.prisma.workspace.count()).toBe(1);
+    const admin = await db.prisma.operator.findFirstOrThrow();
+    expect(admin).toMatchObject({ email: ADMIN.email, role: "ADMIN" });
+    expect(admin.passwordHash).toMatch(/^\$argon2id\$/);
+    const key = await db.prisma.agentKey.findFirstOrThrow();
+    expect(key.keyHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(await db.prisma.auditEntry.count()).toBe(3);
+  });
+
+  it("login: the right password returns the operator and sets a session cookie", async () => {
+    let cookie: string | null | undefined;
+    const result = await callerWith(app.deps, { setSessionCookie: (token) => (cookie = token) }).auth.login(ADMIN);
+    expect(result.operator).toMatchObject({ email: ADMIN.email, role: "ADMIN" });
+    expect(cookie).toMatch(/^tgs_/);
+  });
+
+  it("login: a wrong password or unknown email is UNAUTHORIZED with the same message", async () => {
+    const caller = callerWith(app.deps);
+    await expect(caller.auth.login({ email: ADMIN.email, password: "wrong" })).rejects.toMatchObject({
+      code: "UNAUTHORIZED",
+      message: "email or password is wrong",
+    });
+    await expect(caller.auth.login({ email: "nobody@example.com", password: "wrong" })).rejects.toMatchObject({
+      code: "UNAUTHORIZED",
+      message: "email or password is wrong",
+    });
+  });
+
+  it("operator procedures: without a session they are UNAUTHORIZED; with one they answer", async () => {
+    await expect(callerWith(app.deps).session.list({})).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    const operator = await operatorCaller(app.deps);
+    expect(await operator.auth.me()).toMatchObject({ operator: { email: ADMIN.email } });
+  });
+
+  it("logout: the session stops working", async () => {
+    const operator = await operatorCaller(app.deps);
+    await operator.auth.logout();
+    await expect(operator.auth.me()).rejects.toMatchObject({ code: "UNAUTHORIZED", message: expect.stringMatching(/expired or was revoked/) });
+  });
+
+  it("session expiry: an expired session is UNAUTHORIZED", async () => {
+    const operator = await operatorCaller(app.deps);
+    await db.prisma.operatorSession.updateMany({ data: { expiresAt: new Date(Date.now() - 1000) } });
+    await expect(operator.auth.me()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+  });
+
+  it("script tokens: an operator token works as a bearer token", async () => {
+    const operator = await operatorCaller(app.deps);
+    const { token } = await operator.auth.createToken({ ttlHours: 1 });
+    expect(await callerWith(app.deps, { bearerToken: token }).auth.me()).toMatchObject({ operator: { email: ADMIN.email } });
+  });
+
+  it("agent keys: the bootstrap key opens a session; an unknown key is UNAUTHORIZED", async () => {
+    const { sessionId } = await agentCaller(app.deps).session.open({ title: "checkout" });
+    expect(await db.prisma.session.findUniqueOrThrow({ where: { id: sessionId } })).toMatchObject({ workspaceId: app.workspaceId, title: "checkout" });
+    await expect(agentCaller(app.deps, "tgk_unknown_key_000000000").session.open({})).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+  });
+
+  it("agent keys cannot call operator procedures, and operator sessions cannot act as agents", async () => {
+    await expect(agentCaller(app.deps).session.list({})).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    const operator = await operatorCaller(app.deps);
+    await expect(operator.session.open({})).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+  });
+
+  it("workspaces: an operator of another workspace sees none of this workspace's sessions", async () => {
+    await agentCaller(app.deps).session.open({ title: "mine" });
+    const otherWorkspace = newId("ws");
+    await db.prisma.workspace.create({ data: { id: otherWorkspace, name: "other" } });
+    await db.prisma.operator.create({
+      data: { id: newId("op"), workspaceId: otherWorkspace, email: "other@example.com", name: "Other", role: "ADMIN", passwordHash: await hashPassword("other password") },
+    });
+    const other = await operatorCaller(app.deps, { email: "other@example.com", password: "other password" });
+    expect((await other.session.list({})).items).toEqual([]);
+    const mine = await operatorCaller(app.deps);
+    expect((await mine.session.list({})).items.map((s) => s.title)).toEqual(["mine"]);
+  });
+});

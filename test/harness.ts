@@ -1,0 +1,136 @@
+// Integration-test databases: every test file gets its own database (in-memory
+// PGlite, or a PostgreSQL database created for it when TOLLGATE_TEST_TARGET is
+// "postgres"), and every test starts from an empty, freshly bootstrapped one.
+import { randomBytes } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import pg from "pg";
+import { PrismaClient } from "../server/db/generated/client.ts";
+import { readMigrations } from "../server/db/schema-engine.ts";
+import { EventBus } from "../server/events/bus.ts";
+import { bootstrapWorkspace } from "../server/services/bootstrap.ts";
+import { createServiceDeps, type ServiceDeps } from "../server/services/deps.ts";
+import { appRouter } from "../server/api/router.ts";
+import { createCallerFactory, type TrpcContext } from "../server/api/trpc.ts";
+
+export const TEST_TARGET = process.env.TOLLGATE_TEST_TARGET === "postgres" ? "postgres" : "embedded";
+export const ADMIN = { email: "admin@example.com", password: "correct horse battery" };
+export const AGENT_KEY = "tgk_test_agent_key_0123456789";
+
+export interface TestDatabase {
+  prisma: PrismaClient;
+  /** A postgres:// URL for servers started by the test (PostgreSQL target only). */
+  url?: string;
+  close(): Promise<void>;
+}
+
+async function migrationSql(): Promise<string[]> {
+  const list = await readMigrations();
+  return Promise.all(
+    list.migrationDirectories.map((dir) => readFile(path.join(list.baseDir, dir.path, "migration.sql"), "utf8")),
+  );
+}
+
+/** Creates an empty PostgreSQL database; returns its URL and how to drop it. */
+export async function createEmptyPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (!adminUrl) throw new Error("TOLLGATE_TEST_TARGET=postgres needs TEST_DATABASE_URL");
+  const name = `tollgate_test_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const dropper = new pg.Client({ connectionString: adminUrl });
+      await dropper.connect();
+      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await dropper.end();
+    },
+  };
+}
+
+/** A new, migrated database for one test file. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const migrations = await migrationSql();
+  if (TEST_TARGET === "postgres") {
+    const database = await createEmptyPostgresDatabase();
+    const url = new URL(database.url);
+    const client = new pg.Client({ connectionString: url.toString() });
+    await client.connect();
+    for (const sql of migrations) await client.query(sql);
+    await client.end();
+    const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url.toString() }) });
+    return {
+      prisma,
+      url: url.toString(),
+      async close() {
+        await prisma.$disconnect();
+        await database.drop();
+      },
+    };
+  }
+  const pglite = await PGlite.create();
+  for (const sql of migrations) await pglite.exec(sql);
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  return {
+    prisma,
+    async close() {
+      await prisma.$disconnect();
+      await pglite.close();
+    },
+  };
+}
+
+/** Empties every table, as if the database were new. */
+export async function resetDatabase(prisma: PrismaClient): Promise<void> {
+  const tables = await prisma.$queryRaw<{ tablename: string }[]>`
+    SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> '_prisma_migrations'`;
+  if (tables.length === 0) return;
+  await prisma.$executeRawUnsafe(
+    `TRUNCATE ${tables.map((table) => `"${table.tablename}"`).join(", ")} RESTART IDENTITY CASCADE`,
+  );
+}
+
+export interface TestApp {
+  deps: ServiceDeps;
+  workspaceId: string;
+  bus: EventBus;
+}
+
+/** Resets the database and bootstraps a workspace with a known admin and agent key. */
+export async function freshApp(db: TestDatabase): Promise<TestApp> {
+  await resetDatabase(db.prisma);
+  const bus = new EventBus();
+  const deps = createServiceDeps(db.prisma, bus);
+  const result = await bootstrapWorkspace(deps, {
+    workspaceName: "Test workspace",
+    adminEmail: ADMIN.email,
+    adminPassword: ADMIN.password,
+    agentKey: AGENT_KEY,
+  });
+  return { deps, workspaceId: result.workspaceId, bus };
+}
+
+const createCaller = createCallerFactory(appRouter);
+
+/** A tRPC caller as an agent (bearer agent key) or with an operator token. */
+export function callerWith(deps: ServiceDeps, context: Partial<TrpcContext> = {}) {
+  return createCaller({ deps, ...context });
+}
+
+export const agentCaller = (deps: ServiceDeps, key = AGENT_KEY) => callerWith(deps, { bearerToken: key });
+
+/** Logs in through the API and returns a caller carrying that operator's session. */
+export async function operatorCaller(deps: ServiceDeps, credentials = ADMIN) {
+  let token: string | undefined;
+  await callerWith(deps, { setSessionCookie: (value) => (token = value ?? undefined) }).auth.login(credentials);
+  if (!token) throw new Error("login set no session cookie");
+  return callerWith(deps, { sessionToken: token });
+}

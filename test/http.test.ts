@@ -1,0 +1,71 @@
+// The wire contract over real HTTP: plain JSON in and out, clear 4xx errors for bad input.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AGENT_KEY } from "./harness.ts";
+import { callHttp, startTestServer, type TestServer } from "./server.ts";
+
+let test: TestServer;
+const agent = { authorization: `Bearer ${AGENT_KEY}` };
+
+beforeAll(async () => {
+  test = await startTestServer();
+});
+afterAll(async () => {
+  await test.close();
+});
+
+describe("HTTP wire format", () => {
+  it("wire: a mutation returns {result: {data}} as plain JSON", async () => {
+    const response = await callHttp(test.url, "session.open", "mutation", { title: "wire" }, agent);
+    expect(response.status).toBe(200);
+    expect(response.body.result.data.sessionId).toMatch(/^ses_/);
+  });
+
+  it("wire: a wrong type is 400 naming the field, with the zod issues", async () => {
+    const response = await callHttp(test.url, "session.open", "mutation", { title: 42 }, agent);
+    expect(response.status).toBe(400);
+    expect(response.body.error.message).toMatch(/^invalid input: title: /);
+    expect(response.body.error.data).toMatchObject({ code: "BAD_REQUEST", httpStatus: 400, zodIssues: [{ path: ["title"] }] });
+    expect(response.body.error.data.stack).toBeUndefined();
+  });
+
+  it("wire: malformed JSON is 400, not 500", async () => {
+    const response = await callHttp(test.url, "session.open", "mutation", "{not json", agent);
+    expect(response.status).toBe(400);
+  });
+
+  it("wire: an oversized metadata object is refused with the limit named", async () => {
+    const metadata = { blob: "x".repeat(20 * 1024) };
+    const response = await callHttp(test.url, "session.open", "mutation", { metadata }, agent);
+    expect(response.status).toBe(400);
+    expect(response.body.error.message).toMatch(/metadata: must be at most 16 KB as JSON/);
+  });
+
+  it("wire: a body over the server's limit is 413", async () => {
+    const response = await callHttp(test.url, "session.open", "mutation", { title: "x".repeat(5 * 1024 * 1024) }, agent);
+    expect(response.status).toBe(413);
+  });
+
+  it("wire: an unknown procedure is 404", async () => {
+    const response = await callHttp(test.url, "nothing.here", "query", {}, agent);
+    expect(response.status).toBe(404);
+  });
+
+  it("wire: no credentials is 401 saying how to authenticate", async () => {
+    const response = await callHttp(test.url, "session.open", "mutation", {});
+    expect(response.status).toBe(401);
+    expect(response.body.error.message).toMatch(/Authorization: Bearer/);
+  });
+
+  it("wire: login sets an httpOnly SameSite session cookie", async () => {
+    const response = await fetch(`${test.url}/api/trpc/auth.login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "admin@example.com", password: "correct horse battery" }),
+    });
+    expect(response.status).toBe(200);
+    const cookie = response.headers.get("set-cookie") ?? "";
+    expect(cookie).toMatch(/^tollgate_session=tgs_/);
+    expect(cookie).toMatch(/HttpOnly/i);
+    expect(cookie).toMatch(/SameSite=Lax/i);
+  });
+});

@@ -1,0 +1,67 @@
+// The checked-in migrations and prisma/schema.prisma must describe the same
+// database, and applying them must work (and be a no-op the second time).
+import { PGlite } from "@electric-sql/pglite";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import pg from "pg";
+import { randomBytes } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { applyMigrations, diffMigrationsToSchema, readMigrations } from "../server/db/schema-engine.ts";
+import { TEST_TARGET } from "./harness.ts";
+
+describe("migrations", () => {
+  it("migrations: schema.prisma and prisma/migrations agree", async () => {
+    const shadow = await PGlite.create();
+    try {
+      const sql = await diffMigrationsToSchema(new PrismaPGlite(shadow));
+      expect(sql, "run `npm run db:migration -- <name>` to write the missing migration").toBe("");
+    } finally {
+      await shadow.close();
+    }
+  });
+
+  it("migrations: a schema change shows up as a pending migration", async () => {
+    const shadow = await PGlite.create();
+    try {
+      const { readFile } = await import("node:fs/promises");
+      const schema = await readFile("prisma/schema.prisma", "utf8");
+      const changed = schema.replace("model Workspace {", "model Workspace {\n  extraColumn String?");
+      const sql = await diffMigrationsToSchema(new PrismaPGlite(shadow), changed);
+      expect(sql).toMatch(/ALTER TABLE "Workspace" ADD COLUMN\s+"extraColumn" TEXT/);
+    } finally {
+      await shadow.close();
+    }
+  });
+
+  it(`migrations: apply to an empty ${TEST_TARGET} database, then apply again as a no-op`, async () => {
+    const names = (await readMigrations()).migrationDirectories.map((dir) => dir.path);
+    if (TEST_TARGET === "postgres") {
+      const adminUrl = process.env.TEST_DATABASE_URL!;
+      const name = `tollgate_migrate_${randomBytes(4).toString("hex")}`;
+      const admin = new pg.Client({ connectionString: adminUrl });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE ${name}`);
+      const url = new URL(adminUrl);
+      url.pathname = `/${name}`;
+      try {
+        expect(await applyMigrations(new PrismaPg({ connectionString: url.toString() }))).toEqual(names);
+        expect(await applyMigrations(new PrismaPg({ connectionString: url.toString() }))).toEqual([]);
+      } finally {
+        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await admin.end();
+      }
+      return;
+    }
+    const pglite = await PGlite.create();
+    try {
+      expect(await applyMigrations(new PrismaPGlite(pglite))).toEqual(names);
+      expect(await applyMigrations(new PrismaPGlite(pglite))).toEqual([]);
+      const recorded = await pglite.query<{ migration_name: string }>(
+        "SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL ORDER BY migration_name",
+      );
+      expect(recorded.rows.map((row) => row.migration_name)).toEqual(names);
+    } finally {
+      await pglite.close();
+    }
+  });
+});
