@@ -55,7 +55,7 @@ export type Env = z.infer<typeof envSchema>;
 export class EnvError extends Error {}
 
 /** Parses an environment; the error names the first bad variable and what is wrong. */
-export function parseEnv(source: NodeJS.ProcessEnv): Env {
+export function parseEnv(source: Record<string, string | undefined>): Env {
   const result = envSchema.safeParse(source);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
