@@ -1,0 +1,80 @@
+// Browser tests against the built server (npm run build first): one server process
+// on a fixed port with a fresh embedded database, driven by Debian's Chromium.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { defineConfig, devices } from "@playwright/test";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, AGENT_KEY, BASE_URL, E2E_PORT } from "./e2e/fixtures";
+
+// Playwright loads this file in the runner and again in every worker. Workers inherit
+// the runner's environment, so only the runner creates (and later removes) the folder.
+let dataDir = process.env.TOLLGATE_E2E_DATA_DIR;
+if (!dataDir) {
+  const created = mkdtempSync(join(tmpdir(), "tollgate-e2e-"));
+  dataDir = created;
+  process.env.TOLLGATE_E2E_DATA_DIR = created;
+  // The web server is stopped before the runner exits.
+  process.on("exit", () => rmSync(created, { recursive: true, force: true }));
+}
+
+const CHROMIUM_PATH = process.env.TOLLGATE_E2E_CHROMIUM ?? "/usr/bin/chromium";
+
+export default defineConfig({
+  testDir: "e2e",
+  // Not the default test-results/: Playwright empties its output folder on start, and
+  // npm test writes the vitest reports (test-results/*.json) there before this runs.
+  outputDir: "test-results/e2e",
+  fullyParallel: false,
+  workers: 1,
+  forbidOnly: !!process.env.CI,
+  retries: process.env.CI ? 1 : 0,
+  timeout: 30_000,
+  expect: { timeout: 10_000 },
+  reporter: [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
+  use: {
+    baseURL: BASE_URL,
+    // Every test keeps a screenshot of its final screen (test-results/e2e/<test>/test-finished-1.png).
+    screenshot: "on",
+    trace: "retain-on-failure",
+  },
+  projects: [
+    {
+      name: "chromium",
+      use: {
+        ...devices["Desktop Chrome"],
+        launchOptions: {
+          executablePath: CHROMIUM_PATH,
+          args: [
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+          ],
+        },
+      },
+    },
+  ],
+  webServer: {
+    // `env -u` really removes DATABASE_URL (and REDIS_URL) that CI may have set, so the
+    // server runs on its own embedded database in the fresh temporary folder.
+    command: "env -u DATABASE_URL -u REDIS_URL node dist/server.mjs",
+    url: `${BASE_URL}/healthz`,
+    reuseExistingServer: !process.env.CI,
+    timeout: 120_000,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: {
+      NODE_ENV: "production",
+      PORT: String(E2E_PORT),
+      HOST: "127.0.0.1",
+      TOLLGATE_DATA_DIR: dataDir,
+      TOLLGATE_ADMIN_EMAIL: ADMIN_EMAIL,
+      TOLLGATE_ADMIN_PASSWORD: ADMIN_PASSWORD,
+      TOLLGATE_AGENT_KEY: AGENT_KEY,
+      TOLLGATE_LOG_LEVEL: "info",
+      NEXT_TELEMETRY_DISABLED: "1",
+    },
+  },
+});
