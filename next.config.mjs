@@ -4,6 +4,9 @@ const nextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
   typedRoutes: false,
+  // The whole project is type-checked once by `npm run typecheck` (part of
+  // `npm test`); the build does not repeat it over server and test files.
+  typescript: { ignoreBuildErrors: true },
 };
 
 export default nextConfig;

@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 export NEXT_TELEMETRY_DISABLED=1
 mkdir -p test-results
 
+echo "== type check"
+npx tsc --noEmit -p .
+
 echo "== unit tests"
 npx vitest run --project unit
 

@@ -1,0 +1,167 @@
+// The Request, Task and Approval state machines and the cascade rule
+// (ARCHITECTURE.md invariants 1 to 3 and 8). Pure: services apply the results.
+import { DomainError } from "./errors.ts";
+
+export type RunStatus = "RUNNING" | "PAUSED" | "COMPLETED" | "FAILED" | "CANCELED";
+export type ApprovalStatus = "PENDING" | "APPROVED" | "REJECTED" | "EXPIRED" | "CANCELED";
+export type DecisionAction = "approve" | "reject" | "edit" | "respond";
+export const ALL_ACTIONS: readonly DecisionAction[] = ["approve", "reject", "edit", "respond"];
+
+export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ["RUNNING", "PAUSED"];
+export const isActive = (status: RunStatus) => status === "RUNNING" || status === "PAUSED";
+export const isTerminalApproval = (status: ApprovalStatus) => status !== "PENDING";
+
+// ---- Requests ---------------------------------------------------------------
+
+/**
+ * Invariant 1: an active request is PAUSED exactly while a pending approval
+ * exists on it or below it in the call chain; `pendingBelow` counts those.
+ * Terminal requests keep their status (invariant 3).
+ */
+export function requestStatusFor(current: RunStatus, pendingBelow: number): RunStatus {
+  if (!isActive(current)) return current;
+  return pendingBelow > 0 ? "PAUSED" : "RUNNING";
+}
+
+export type RequestEnding = "complete" | "fail" | "cancel";
+
+const endingStatus: Record<RequestEnding, RunStatus> = { complete: "COMPLETED", fail: "FAILED", cancel: "CANCELED" };
+
+export interface RequestEndingCheck {
+  requestId: string;
+  status: RunStatus;
+  pendingApprovalIds: string[];
+}
+
+/**
+ * Whether a request may end this way. Returns "unchanged" when it already
+ * ended the same way (a retried call), else the new status.
+ */
+export function planRequestEnding(request: RequestEndingCheck, ending: RequestEnding): RunStatus | "unchanged" {
+  const target = endingStatus[ending];
+  if (!isActive(request.status)) {
+    if (request.status === target) return "unchanged";
+    throw new DomainError(
+      "CONFLICT",
+      `request ${request.requestId} already ended as ${request.status}; it cannot also be ${target}`,
+    );
+  }
+  if (ending === "complete" && request.status === "PAUSED") {
+    const own = request.pendingApprovalIds;
+    throw new DomainError(
+      "PRECONDITION_FAILED",
+      own.length > 0
+        ? `request ${request.requestId} is PAUSED waiting for approval ${own.join(", ")}; wait for the decision before completing it`
+        : `request ${request.requestId} is PAUSED: a request it invoked is waiting for approval; complete it after that request resumes`,
+      { pendingApprovalIds: own },
+    );
+  }
+  return target;
+}
+
+// ---- Tasks ------------------------------------------------------------------
+
+/**
+ * Invariant 2: a task is PAUSED while any of its active requests is PAUSED,
+ * RUNNING while any is running, and otherwise takes the status its latest
+ * request ended with. A canceled task stays canceled.
+ */
+export function taskStatusFor(current: RunStatus, requests: { status: RunStatus }[], latestEnded?: RunStatus): RunStatus {
+  if (current === "CANCELED") return current;
+  if (requests.some((request) => request.status === "PAUSED")) return "PAUSED";
+  if (requests.some((request) => request.status === "RUNNING")) return "RUNNING";
+  return latestEnded ?? current;
+}
+
+// ---- Approvals --------------------------------------------------------------
+
+export interface DecisionInput {
+  action: DecisionAction;
+  args?: unknown;
+  message?: string;
+}
+
+export interface StoredDecision {
+  action: DecisionAction;
+  args?: unknown;
+  message?: string;
+  decidedBy: string;
+  decidedAt: Date;
+}
+
+/** The status an approval ends in for each operator action. */
+export function statusForDecision(action: DecisionAction): ApprovalStatus {
+  switch (action) {
+    case "approve":
+    case "edit":
+      return "APPROVED";
+    // The tool does not run: the operator's answer stands in for its result.
+    case "respond":
+    case "reject":
+      return "REJECTED";
+  }
+}
+
+/** Checks a decision against the approval's allowed actions and the action's needs. */
+export function validateDecision(approvalId: string, allowed: readonly DecisionAction[], decision: DecisionInput): void {
+  if (!allowed.includes(decision.action)) {
+    throw new DomainError(
+      "BAD_INPUT",
+      `approval ${approvalId} allows ${allowed.join(", ")}; "${decision.action}" is not one of them`,
+    );
+  }
+  if (decision.action === "edit" && (decision.args === undefined || decision.args === null)) {
+    throw new DomainError("BAD_INPUT", `an edit of approval ${approvalId} needs args: the arguments you approve`);
+  }
+  if (decision.action !== "edit" && decision.args !== undefined) {
+    throw new DomainError("BAD_INPUT", `args are only accepted with "edit"; "${decision.action}" runs or refuses the proposed arguments`);
+  }
+  if (decision.action === "respond" && !decision.message?.trim()) {
+    throw new DomainError("BAD_INPUT", `a respond decision on approval ${approvalId} needs a message: the answer returned to the agent`);
+  }
+}
+
+function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a as object);
+  const kb = Object.keys(b as object);
+  return ka.length === kb.length && ka.every((key) => jsonEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
+}
+
+/** A repeated decision equal to the stored one is answered with the stored one (invariant 4). */
+export function isSameDecision(stored: StoredDecision, incoming: DecisionInput): boolean {
+  return (
+    stored.action === incoming.action &&
+    jsonEqual(stored.args ?? null, incoming.args ?? null) &&
+    (stored.message ?? "") === (incoming.message ?? "")
+  );
+}
+
+export function conflictingDecisionError(approvalId: string, status: ApprovalStatus, stored: StoredDecision | null): DomainError {
+  if (!stored) {
+    return new DomainError("CONFLICT", `approval ${approvalId} is already ${status}; a decision is no longer possible`, { status });
+  }
+  const verb = { approve: "approved", edit: "approved with edits", reject: "rejected", respond: "answered" }[stored.action];
+  const when = stored.decidedAt.toISOString();
+  return new DomainError(
+    "CONFLICT",
+    `approval ${approvalId} was already ${status === "EXPIRED" ? `expired (${verb} by timeout)` : verb} by ${stored.decidedBy} at ${when}; a different decision is not allowed`,
+    { status, decidedBy: stored.decidedBy, decidedAt: when, action: stored.action },
+  );
+}
+
+export type TimeoutOutcome = "reject" | "approve";
+
+export const TIMEOUT_DECIDER = "tollgate (timeout)";
+
+/** Invariant 8: a timeout ends the approval as EXPIRED with its configured default (fail closed). */
+export function expiryDecision(onTimeout: TimeoutOutcome, at: Date): StoredDecision {
+  return {
+    action: onTimeout,
+    message: `no decision within the timeout; the configured default (${onTimeout}) applies`,
+    decidedBy: TIMEOUT_DECIDER,
+    decidedAt: at,
+  };
+}
