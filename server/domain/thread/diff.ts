@@ -1,5 +1,6 @@
 // Differences between two saved versions of a thread's state: the exact RFC 6902
 // patch, the per-key summary the console lists, and a state's stored size.
+
 // The ESM entry on purpose: see fast-json-patch.d.ts beside this file.
 import { compare, type Operation } from "fast-json-patch/index.mjs";
 import { canonicalJson, jsonSize } from "../json.ts";
