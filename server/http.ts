@@ -9,6 +9,8 @@ import { SESSION_COOKIE, type TrpcContext } from "./api/trpc.ts";
 import { openDatabase, type Database } from "./db/client.ts";
 import type { Env } from "./env.ts";
 import { EventBus } from "./events/bus.ts";
+import { ExpiryScheduler } from "./jobs/expiry-scheduler.ts";
+import { WebhookDeliverer } from "./jobs/webhook-deliverer.ts";
 import { log } from "./log.ts";
 import { attachRealtime, type Realtime } from "./realtime/socket.ts";
 import { bootstrapWorkspace, type BootstrapResult } from "./services/bootstrap.ts";
@@ -77,7 +79,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const { env } = options;
   const database = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.TOLLGATE_DATA_DIR });
   const bus = new EventBus();
-  const deps = createServiceDeps(database.prisma, bus, env.TOLLGATE_SESSION_TTL_HOURS);
+  const shutdown = new AbortController();
+  const deps = createServiceDeps(database.prisma, bus, { sessionTtlHours: env.TOLLGATE_SESSION_TTL_HOURS, shutdown: shutdown.signal });
   const bootstrap = await bootstrapWorkspace(deps, {
     workspaceName: env.TOLLGATE_WORKSPACE_NAME,
     adminEmail: env.TOLLGATE_ADMIN_EMAIL,
@@ -137,6 +140,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   });
   const port = (server.address() as AddressInfo).port;
 
+  const expiry = new ExpiryScheduler(deps);
+  const webhooks = new WebhookDeliverer(deps);
+  expiry.start();
+  webhooks.start();
+
   let closing: Promise<void> | undefined;
   return {
     url: `http://localhost:${port}`,
@@ -146,8 +154,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     bootstrap,
     close() {
       closing ??= (async () => {
+        shutdown.abort();
         const drained = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
+        await Promise.all([expiry.stop(), webhooks.stop()]);
         await realtime.close();
         await drained;
         await closeNext?.();

@@ -1,11 +1,17 @@
 // The whole tRPC API. AppRouter is the type the console and the SDK are built against.
+import { approvalRouter } from "./routers/approval.ts";
 import { authRouter } from "./routers/auth.ts";
+import { requestRouter } from "./routers/request.ts";
 import { sessionRouter } from "./routers/session.ts";
+import { taskRouter } from "./routers/task.ts";
 import { router } from "./trpc.ts";
 
 export const appRouter = router({
   auth: authRouter,
   session: sessionRouter,
+  request: requestRouter,
+  approval: approvalRouter,
+  task: taskRouter,
 });
 
 export type AppRouter = typeof appRouter;

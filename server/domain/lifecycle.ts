@@ -90,7 +90,7 @@ export interface StoredDecision {
 }
 
 /** The status an approval ends in for each operator action. */
-export function statusForDecision(action: DecisionAction): ApprovalStatus {
+export function statusForDecision(action: DecisionAction): "APPROVED" | "REJECTED" {
   switch (action) {
     case "approve":
     case "edit":

@@ -23,6 +23,7 @@ export interface TollgateEvents {
     tool: string;
     args: unknown;
     status: ApprovalStatusName;
+    expiresAt: string | null;
   };
   "approval:decided": {
     workspaceId: string;

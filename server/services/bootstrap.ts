@@ -3,6 +3,7 @@
 // returned once so the server can print them.
 import { randomBytes } from "node:crypto";
 import { newId } from "../domain/ids.ts";
+import { webhookSecretFor } from "../domain/webhook.ts";
 import { appendAudit, SYSTEM_ACTOR } from "./audit.ts";
 import { hashPassword, randomToken, sha256 } from "./auth.ts";
 import type { ServiceDeps } from "./deps.ts";
@@ -51,7 +52,7 @@ export async function bootstrapWorkspace(deps: ServiceDeps, options: BootstrapOp
         name: "bootstrap",
         keyHash: sha256(agentKey),
         keyPrefix: agentKey.slice(0, 8),
-        webhookSecret: randomToken("whs"),
+        webhookSecret: webhookSecretFor(agentKey),
         createdAt: now,
       },
     });

@@ -2,6 +2,7 @@
 import type { PrismaClient } from "../db/client.ts";
 import type { Prisma } from "../db/generated/client.ts";
 import type { EventBus } from "../events/bus.ts";
+import { DecisionWaiters } from "../events/waiters.ts";
 import type { AgentKeyCache } from "./auth.ts";
 
 export interface ServiceDeps {
@@ -10,10 +11,25 @@ export interface ServiceDeps {
   now: () => Date;
   sessionTtlHours: number;
   agentKeyCache: AgentKeyCache;
+  waiters: DecisionWaiters;
+  /** Aborted when the server shuts down, so long-polls answer at once. */
+  shutdown: AbortSignal;
 }
 
-export function createServiceDeps(prisma: PrismaClient, bus: EventBus, sessionTtlHours = 12): ServiceDeps {
-  return { prisma, bus, now: () => new Date(), sessionTtlHours, agentKeyCache: new Map() };
+export function createServiceDeps(
+  prisma: PrismaClient,
+  bus: EventBus,
+  options: { sessionTtlHours?: number; shutdown?: AbortSignal } = {},
+): ServiceDeps {
+  return {
+    prisma,
+    bus,
+    now: () => new Date(),
+    sessionTtlHours: options.sessionTtlHours ?? 12,
+    agentKeyCache: new Map(),
+    waiters: new DecisionWaiters(bus),
+    shutdown: options.shutdown ?? new AbortController().signal,
+  };
 }
 
 export type Tx = Prisma.TransactionClient;

@@ -1,0 +1,95 @@
+// Approvals: agents request, await (long-poll or subscription) and report
+// execution; operators list, read and decide.
+import { tracked } from "@trpc/server";
+import { z } from "zod";
+import { LIMITS } from "../../domain/json.ts";
+import {
+  awaitApproval,
+  decideApproval,
+  getApproval,
+  listApprovals,
+  reportExecution,
+  requestApproval,
+} from "../../services/approvals.ts";
+import { decisionStream } from "../../services/decision-stream.ts";
+import { zAction, zApprovalResult, zApprovalStatus, zDecision } from "../outputs.ts";
+import { zId, zJson, zName } from "../schemas.ts";
+import { agentProcedure, deciderProcedure, operatorProcedure, router } from "../trpc.ts";
+
+const MAX_AWAIT_MS = 60_000;
+
+export const approvalRouter = router({
+  request: agentProcedure
+    .input(
+      z.object({
+        requestId: zId("req"),
+        tool: zName,
+        args: zJson(LIMITS.argsBytes),
+        reason: z.string().max(LIMITS.messageChars).optional(),
+        allow: z.array(zAction).min(1).optional(),
+        timeoutMs: z.number().int().min(100).max(30 * 24 * 3600_000).optional(),
+        onTimeout: z.enum(["reject", "approve"]).optional(),
+        idempotencyKey: z.string().min(1).max(200).optional(),
+      }),
+    )
+    .output(zApprovalResult)
+    .mutation(({ ctx, input }) => requestApproval(ctx.deps, ctx.agent, input)),
+
+  await: agentProcedure
+    .input(z.object({ approvalId: zId("apr"), timeoutMs: z.number().int().min(0).max(MAX_AWAIT_MS).default(30_000) }))
+    .output(zApprovalResult)
+    .query(({ ctx, input }) => awaitApproval(ctx.deps, ctx.agent, input.approvalId, input.timeoutMs)),
+
+  /**
+   * Decisions as a server-sent event stream, for one request or task. Each
+   * event is tracked by the approval id, so a reconnect with lastEventId
+   * resumes after the last decision received.
+   */
+  onDecision: agentProcedure
+    .input(
+      z
+        .object({ requestId: zId("req").optional(), taskId: zId("tsk").optional(), lastEventId: z.string().nullish() })
+        .refine((value) => Boolean(value.requestId) !== Boolean(value.taskId), { message: "give exactly one of requestId or taskId" }),
+    )
+    .subscription(async function* ({ ctx, input, signal }) {
+      for await (const event of decisionStream(ctx.deps, ctx.agent.workspaceId, input, signal)) {
+        yield tracked(event.cursor, event.result);
+      }
+    }),
+
+  reportExecution: agentProcedure
+    .input(z.object({ approvalId: zId("apr"), executedArgs: zJson(LIMITS.argsBytes), result: zJson(LIMITS.argsBytes).optional() }))
+    .output(z.object({ approvalId: z.string() }))
+    .mutation(({ ctx, input }) => reportExecution(ctx.deps, ctx.agent, input)),
+
+  list: operatorProcedure
+    .input(
+      z
+        .object({
+          status: z.union([zApprovalStatus, z.literal("DECIDED")]).optional(),
+          sessionId: zId("ses").optional(),
+          agent: z.string().max(LIMITS.nameChars).optional(),
+          tool: z.string().max(LIMITS.nameChars).optional(),
+          limit: z.number().int().min(1).max(2000).default(200),
+          cursor: zId("apr").optional(),
+        })
+        .default({ limit: 200 }),
+    )
+    .query(({ ctx, input }) => listApprovals(ctx.deps, ctx.operator.workspaceId, input)),
+
+  get: operatorProcedure
+    .input(z.object({ approvalId: zId("apr") }))
+    .query(({ ctx, input }) => getApproval(ctx.deps, ctx.operator.workspaceId, input.approvalId)),
+
+  decide: deciderProcedure
+    .input(
+      z.object({
+        approvalId: zId("apr"),
+        action: zAction,
+        args: zJson(LIMITS.argsBytes).optional(),
+        message: z.string().max(LIMITS.messageChars).optional(),
+      }),
+    )
+    .output(z.object({ approvalId: z.string(), status: zApprovalStatus, decision: zDecision }))
+    .mutation(({ ctx, input }) => decideApproval(ctx.deps, ctx.operator, input)),
+});

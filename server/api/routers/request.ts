@@ -1,0 +1,65 @@
+// Requests: agents begin, complete, fail and trace them; operators read one with its chain.
+import { z } from "zod";
+import { LIMITS } from "../../domain/json.ts";
+import { beginRequest, endRequest, traceRequest } from "../../services/requests.ts";
+import { requestWithChain } from "../../services/tasks.ts";
+import { zRunStatus } from "../outputs.ts";
+import { zId, zJson, zName } from "../schemas.ts";
+import { agentProcedure, operatorProcedure, router } from "../trpc.ts";
+
+const agentActor = (ctx: { agent: { workspaceId: string; agentKeyId: string; keyName: string } }) => ({
+  workspaceId: ctx.agent.workspaceId,
+  actor: { type: "agent" as const, id: ctx.agent.agentKeyId, label: ctx.agent.keyName },
+});
+
+const zEndResult = z.object({ requestId: z.string(), status: zRunStatus });
+
+export const requestRouter = router({
+  begin: agentProcedure
+    .input(
+      z.object({
+        sessionId: zId("ses"),
+        agent: zName,
+        kind: z.enum(["agent", "orchestrator"]).optional(),
+        taskId: zId("tsk").optional(),
+        parentRequestId: zId("req").optional(),
+        input: zJson(LIMITS.inputBytes).optional(),
+        idempotencyKey: z.string().min(1).max(200).optional(),
+        resumeUrl: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2000).optional(),
+      }),
+    )
+    .output(z.object({ sessionId: z.string(), taskId: z.string(), requestId: z.string() }))
+    .mutation(({ ctx, input }) => beginRequest(ctx.deps, ctx.agent, input)),
+
+  complete: agentProcedure
+    .input(z.object({ requestId: zId("req"), output: zJson(LIMITS.inputBytes).optional() }))
+    .output(zEndResult)
+    .mutation(({ ctx, input }) => endRequest(ctx.deps, agentActor(ctx), input.requestId, "complete", { output: input.output })),
+
+  fail: agentProcedure
+    .input(
+      z.object({
+        requestId: zId("req"),
+        error: z.object({ message: z.string().min(1).max(LIMITS.messageChars), code: z.string().max(100).optional() }),
+      }),
+    )
+    .output(zEndResult)
+    .mutation(({ ctx, input }) => endRequest(ctx.deps, agentActor(ctx), input.requestId, "fail", { error: input.error })),
+
+  trace: agentProcedure
+    .input(
+      z.object({
+        requestId: zId("req"),
+        events: z
+          .array(z.object({ type: zName, name: z.string().max(LIMITS.nameChars).optional(), data: zJson(LIMITS.traceDataBytes).optional() }))
+          .min(1)
+          .max(LIMITS.traceEventsPerCall),
+      }),
+    )
+    .output(z.object({ accepted: z.number() }))
+    .mutation(({ ctx, input }) => traceRequest(ctx.deps, ctx.agent, input.requestId, input.events)),
+
+  get: operatorProcedure
+    .input(z.object({ requestId: zId("req") }))
+    .query(({ ctx, input }) => requestWithChain(ctx.deps, ctx.operator.workspaceId, input.requestId)),
+});

@@ -1,0 +1,123 @@
+// POSTs decisions to the resumeUrl of their request, signed with the agent
+// key's webhook secret, retrying with backoff until a 2xx answer. Deliveries
+// are rows in the database, so a restart resumes them (invariant 7); claiming
+// a row is a conditional write, so two nodes do not send the same attempt.
+import { DELIVERY_HEADER, MAX_DELIVERY_ATTEMPTS, retryDelayMs, SIGNATURE_HEADER, signWebhook } from "../domain/webhook.ts";
+import { approvalResult } from "../services/approval-views.ts";
+import type { ServiceDeps } from "../services/deps.ts";
+import { log } from "../log.ts";
+
+const SEND_TIMEOUT_MS = 10_000;
+// A claimed delivery is retried by any node after this lease if its sender died.
+const LEASE_MS = SEND_TIMEOUT_MS + 5_000;
+const MAX_SLEEP_MS = 2_000;
+
+export class WebhookDeliverer {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+  private readonly unsubscribe: () => void;
+
+  constructor(private readonly deps: ServiceDeps) {
+    this.unsubscribe = deps.bus.on("approval:decided", () => this.wake());
+  }
+
+  start(): void {
+    this.wake();
+  }
+
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.running = this.runOnce()
+      .catch((error) => log.error("webhook delivery round failed", error))
+      .finally(() => {
+        this.running = undefined;
+        if (this.stopped) return;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        } else {
+          this.timer = setTimeout(() => this.wake(), MAX_SLEEP_MS);
+        }
+      });
+  }
+
+  private async runOnce(): Promise<void> {
+    const now = this.deps.now();
+    const due = await this.deps.prisma.decisionDelivery.findMany({
+      where: { status: "PENDING", nextAttemptAt: { lte: now } },
+      orderBy: { nextAttemptAt: "asc" },
+      take: 20,
+      include: { approval: { include: { request: { include: { agentKey: { select: { webhookSecret: true } } } } } } },
+    });
+    await Promise.all(
+      due.map(async (delivery) => {
+        const claimed = await this.deps.prisma.decisionDelivery.updateMany({
+          where: { id: delivery.id, status: "PENDING", nextAttemptAt: delivery.nextAttemptAt },
+          data: { nextAttemptAt: new Date(now.getTime() + LEASE_MS), attempts: { increment: 1 } },
+        });
+        if (claimed.count === 0) return;
+        const attempts = delivery.attempts + 1;
+        const secret = delivery.approval.request.agentKey?.webhookSecret;
+        const body = JSON.stringify({
+          type: "approval.decided",
+          deliveryId: delivery.id,
+          requestId: delivery.approval.requestId,
+          ...approvalResult(delivery.approval),
+        });
+        const error = secret ? await this.send(delivery.url, delivery.id, secret, body) : "the request has no agent key to sign with";
+        if (!error) {
+          await this.deps.prisma.decisionDelivery.update({
+            where: { id: delivery.id },
+            data: { status: "DELIVERED", deliveredAt: this.deps.now(), lastError: null },
+          });
+          return;
+        }
+        const giveUp = attempts >= MAX_DELIVERY_ATTEMPTS || !secret;
+        await this.deps.prisma.decisionDelivery.update({
+          where: { id: delivery.id },
+          data: {
+            status: giveUp ? "FAILED" : "PENDING",
+            lastError: error.slice(0, 1000),
+            nextAttemptAt: new Date(this.deps.now().getTime() + retryDelayMs(attempts)),
+          },
+        });
+        if (giveUp) log.warn(`giving up on webhook ${delivery.id} to ${delivery.url} after ${attempts} attempts: ${error}`);
+      }),
+    );
+  }
+
+  /** Returns null when the receiver acknowledged with 2xx, else what went wrong. */
+  private async send(url: string, deliveryId: string, secret: string, body: string): Promise<string | null> {
+    try {
+      const response = await fetch(url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          [SIGNATURE_HEADER]: signWebhook(secret, body, Date.now()),
+          [DELIVERY_HEADER]: deliveryId,
+        },
+        body,
+        signal: AbortSignal.any([AbortSignal.timeout(SEND_TIMEOUT_MS), this.deps.shutdown]),
+        redirect: "manual",
+      });
+      await response.body?.cancel();
+      return response.ok ? null : `receiver answered ${response.status}`;
+    } catch (error) {
+      return `could not reach the receiver: ${(error as Error).message}`;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe();
+    clearTimeout(this.timer);
+    await this.running;
+  }
+}

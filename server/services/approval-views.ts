@@ -1,0 +1,39 @@
+// How approvals and their decisions look on the wire.
+import type { Approval } from "../db/generated/client.ts";
+import type { ApprovalStatus, StoredDecision } from "../domain/lifecycle.ts";
+import type { DecisionPayload } from "../events/bus.ts";
+
+export interface ApprovalResult {
+  approvalId: string;
+  status: ApprovalStatus;
+  decision?: DecisionPayload;
+}
+
+export function storedDecisionOf(approval: Approval): StoredDecision | null {
+  if (!approval.decisionAction || !approval.decidedAt || !approval.decidedBy) return null;
+  return {
+    action: approval.decisionAction,
+    args: approval.decisionAction === "edit" ? approval.approvedArgs : undefined,
+    message: approval.decisionMessage ?? undefined,
+    decidedBy: approval.decidedBy,
+    decidedAt: approval.decidedAt,
+  };
+}
+
+export function decisionPayload(approval: Approval): DecisionPayload | undefined {
+  const stored = storedDecisionOf(approval);
+  if (!stored) return undefined;
+  return {
+    action: stored.action,
+    ...(stored.args !== undefined && stored.args !== null ? { args: stored.args } : {}),
+    ...(stored.message ? { message: stored.message } : {}),
+    decidedBy: stored.decidedBy,
+    decidedAt: stored.decidedAt.toISOString(),
+  };
+}
+
+export function approvalResult(approval: Approval): ApprovalResult {
+  const decision = decisionPayload(approval);
+  return { approvalId: approval.id, status: approval.status, ...(decision ? { decision } : {}) };
+}
+

@@ -1,0 +1,442 @@
+// Approvals: agents request and await them and report what ran; operators
+// decide them (write-once, race-safe); timeouts expire them; cancellation
+// ends them. Every ending un-pauses the call chain in the same transaction.
+import { Prisma } from "../db/generated/client.ts";
+import type { Approval } from "../db/generated/client.ts";
+import { DomainError, notFound } from "../domain/errors.ts";
+import { newId } from "../domain/ids.ts";
+import {
+  ALL_ACTIONS,
+  conflictingDecisionError,
+  expiryDecision,
+  isActive,
+  isSameDecision,
+  statusForDecision,
+  validateDecision,
+  type ApprovalStatus,
+  type DecisionAction,
+  type DecisionInput,
+} from "../domain/lifecycle.ts";
+import type { AgentPrincipal, OperatorPrincipal } from "../domain/principal.ts";
+import { approvalResult, decisionPayload, storedDecisionOf, type ApprovalResult } from "./approval-views.ts";
+import { toolAllowedByConfig, type ThreadConfig } from "../domain/thread/config.ts";
+import type { DecisionPayload } from "../events/bus.ts";
+import { appendAudit, SYSTEM_ACTOR, type Actor } from "./audit.ts";
+import { adjustPendingAlongChain, mergeChanges, noChanges, refreshTaskStatuses, type Changes } from "./cascade.ts";
+import type { ServiceDeps, Tx } from "./deps.ts";
+import { isUniqueViolation, publishChanges, transact } from "./transaction.ts";
+
+const json = (value: unknown) => (value === undefined || value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue));
+
+// ---- Requesting -------------------------------------------------------------
+
+export interface RequestApprovalInput {
+  requestId: string;
+  tool: string;
+  args: unknown;
+  reason?: string;
+  allow?: DecisionAction[];
+  timeoutMs?: number;
+  onTimeout?: "reject" | "approve";
+  idempotencyKey?: string;
+}
+
+export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, input: RequestApprovalInput): Promise<ApprovalResult> {
+  const { workspaceId } = agent;
+  if (input.idempotencyKey) {
+    const existing = await findByIdempotencyKey(deps, workspaceId, input.idempotencyKey, input.requestId);
+    if (existing) return approvalResult(existing);
+  }
+  const now = deps.now();
+  const changes = noChanges();
+  let created: Approval;
+  try {
+    created = await transact(deps, async (tx) => {
+      const request = await tx.request.findFirst({
+        where: { id: input.requestId, workspaceId },
+        include: { task: { select: { agent: true, config: { select: { config: true } } } } },
+      });
+      if (!request) throw notFound("request", input.requestId);
+      if (!isActive(request.status)) {
+        throw new DomainError(
+          "PRECONDITION_FAILED",
+          `request ${request.id} already ended as ${request.status}; approvals are requested by running requests`,
+        );
+      }
+      const config = (request.task.config?.config ?? null) as ThreadConfig | null;
+      if (!toolAllowedByConfig(config, input.tool)) {
+        throw new DomainError(
+          "FORBIDDEN",
+          `tool "${input.tool}" is not enabled in the thread of task ${request.taskId} (enabled: ${(config?.enabledTools ?? []).join(", ") || "none"}); enable it with thread.configure first`,
+        );
+      }
+      const approval = await tx.approval.create({
+        data: {
+          id: newId("apr"),
+          workspaceId,
+          sessionId: request.sessionId,
+          taskId: request.taskId,
+          requestId: request.id,
+          tool: input.tool,
+          proposedArgs: input.args as Prisma.InputJsonValue,
+          reason: input.reason ?? null,
+          allowedActions: input.allow ? [...new Set(input.allow)] : [...ALL_ACTIONS],
+          timeoutMs: input.timeoutMs ?? null,
+          onTimeout: input.onTimeout ?? "reject",
+          expiresAt: input.timeoutMs ? new Date(now.getTime() + input.timeoutMs) : null,
+          idempotencyKey: input.idempotencyKey ?? null,
+          createdAt: now,
+        },
+      });
+      const requestChanges = await adjustPendingAlongChain(tx, request.id, +1);
+      mergeChanges(changes, { requests: requestChanges, tasks: await refreshTaskStatuses(tx, requestChanges.map((c) => c.taskId)) });
+      await tx.traceEvent.create({
+        data: {
+          workspaceId,
+          sessionId: request.sessionId,
+          taskId: request.taskId,
+          requestId: request.id,
+          category: "EXECUTION",
+          type: "approval.requested",
+          name: input.tool,
+          data: { approvalId: approval.id, args: input.args as Prisma.InputJsonValue },
+          createdAt: now,
+        },
+      });
+      return approval;
+    });
+  } catch (error) {
+    if (input.idempotencyKey && isUniqueViolation(error)) {
+      const existing = await findByIdempotencyKey(deps, workspaceId, input.idempotencyKey, input.requestId);
+      if (existing) return approvalResult(existing);
+    }
+    throw error;
+  }
+  deps.bus.publish("approval:requested", {
+    workspaceId,
+    approvalId: created.id,
+    requestId: created.requestId,
+    taskId: created.taskId,
+    sessionId: created.sessionId,
+    tool: created.tool,
+    args: created.proposedArgs,
+    status: created.status,
+    expiresAt: created.expiresAt?.toISOString() ?? null,
+  });
+  publishChanges(deps, changes);
+  return approvalResult(created);
+}
+
+async function findByIdempotencyKey(deps: ServiceDeps, workspaceId: string, key: string, requestId: string) {
+  const existing = await deps.prisma.approval.findUnique({ where: { workspaceId_idempotencyKey: { workspaceId, idempotencyKey: key } } });
+  if (existing && existing.requestId !== requestId) {
+    throw new DomainError(
+      "CONFLICT",
+      `idempotencyKey "${key}" was already used for approval ${existing.id} of request ${existing.requestId}; use a new key for a different approval`,
+    );
+  }
+  return existing;
+}
+
+// ---- Ending -----------------------------------------------------------------
+
+interface Ending {
+  status: Exclude<ApprovalStatus, "PENDING">;
+  action: DecisionAction | null;
+  args?: unknown;
+  message?: string;
+  decidedBy: string;
+  decidedById: string | null;
+}
+
+/**
+ * The one conditional write that ends a pending approval, with everything that
+ * must change with it: the chain's counts, task statuses, the webhook delivery,
+ * the trace and the audit entry. Returns null when the approval was no longer
+ * pending (another decision won).
+ */
+async function finishApproval(tx: Tx, approval: Approval, ending: Ending, actor: Actor, now: Date): Promise<{ approval: Approval; changes: Changes } | null> {
+  const won = await tx.approval.updateMany({
+    where: { id: approval.id, status: "PENDING" },
+    data: {
+      status: ending.status,
+      decisionAction: ending.action,
+      decisionMessage: ending.message ?? null,
+      approvedArgs: ending.action === "edit" ? json(ending.args) : ending.action === "approve" ? json(approval.proposedArgs) : Prisma.DbNull,
+      decidedBy: ending.decidedBy,
+      decidedById: ending.decidedById,
+      decidedAt: now,
+    },
+  });
+  if (won.count === 0) return null;
+  const requestChanges = await adjustPendingAlongChain(tx, approval.requestId, -1);
+  const changes: Changes = { requests: requestChanges, tasks: await refreshTaskStatuses(tx, requestChanges.map((c) => c.taskId)), approvals: [] };
+  const request = await tx.request.findUniqueOrThrow({ where: { id: approval.requestId }, select: { resumeUrl: true } });
+  if (request.resumeUrl && ending.status !== "CANCELED") {
+    await tx.decisionDelivery.create({
+      data: { id: newId("dlv"), workspaceId: approval.workspaceId, approvalId: approval.id, url: request.resumeUrl, nextAttemptAt: now, createdAt: now },
+    });
+  }
+  await tx.traceEvent.create({
+    data: {
+      workspaceId: approval.workspaceId,
+      sessionId: approval.sessionId,
+      taskId: approval.taskId,
+      requestId: approval.requestId,
+      category: "EXECUTION",
+      type: "approval.decided",
+      name: approval.tool,
+      data: json({ approvalId: approval.id, status: ending.status, action: ending.action, decidedBy: ending.decidedBy }),
+      createdAt: now,
+    },
+  });
+  await appendAudit(
+    tx,
+    approval.workspaceId,
+    {
+      actor,
+      action: ending.status === "EXPIRED" ? "approval.expired" : ending.status === "CANCELED" ? "approval.canceled" : "approval.decided",
+      subjectType: "approval",
+      subjectId: approval.id,
+      data: { status: ending.status, action: ending.action, args: ending.action === "edit" ? ending.args : undefined, message: ending.message ?? null, tool: approval.tool },
+    },
+    now,
+  );
+  const updated = await tx.approval.findUniqueOrThrow({ where: { id: approval.id } });
+  changes.approvals.push(updated);
+  return { approval: updated, changes };
+}
+
+export interface DecideInput extends DecisionInput {
+  approvalId: string;
+}
+
+export interface DecideResult {
+  approvalId: string;
+  status: ApprovalStatus;
+  decision: DecisionPayload;
+}
+
+/**
+ * An operator's decision (invariant 4): write-once through a conditional
+ * update; the same decision again returns the stored one, a different one is
+ * CONFLICT naming who decided what and when.
+ */
+export async function decideApproval(deps: ServiceDeps, operator: OperatorPrincipal, input: DecideInput): Promise<DecideResult> {
+  const now = deps.now();
+  const actor: Actor = { type: "operator", id: operator.operatorId, label: operator.email };
+  const outcome = await transact(deps, async (tx) => {
+    const approval = await tx.approval.findFirst({ where: { id: input.approvalId, workspaceId: operator.workspaceId } });
+    if (!approval) throw notFound("approval", input.approvalId);
+    if (approval.status === "PENDING") {
+      validateDecision(approval.id, approval.allowedActions, input);
+      const finished = await finishApproval(
+        tx,
+        approval,
+        { status: statusForDecision(input.action), action: input.action, args: input.args, message: input.message, decidedBy: operator.email, decidedById: operator.operatorId },
+        actor,
+        now,
+      );
+      if (finished) return { ...finished, fresh: true };
+    }
+    // Already ended (or another decision won just now): read what was stored.
+    const current = await tx.approval.findUniqueOrThrow({ where: { id: approval.id } });
+    const stored = storedDecisionOf(current);
+    if (stored && current.status !== "EXPIRED" && isSameDecision(stored, input)) return { approval: current, changes: noChanges(), fresh: false };
+    throw conflictingDecisionError(current.id, current.status, stored);
+  });
+  publishChanges(deps, outcome.changes);
+  return { approvalId: outcome.approval.id, status: outcome.approval.status, decision: decisionPayload(outcome.approval)! };
+}
+
+/** Expires the pending approvals whose time is up (invariant 8). Returns how many. */
+export async function expireDueApprovals(deps: ServiceDeps, limit = 100): Promise<number> {
+  const now = deps.now();
+  const due = await deps.prisma.approval.findMany({
+    where: { status: "PENDING", expiresAt: { lte: now } },
+    orderBy: { expiresAt: "asc" },
+    take: limit,
+  });
+  let expired = 0;
+  for (const approval of due) {
+    const decision = expiryDecision(approval.onTimeout, now);
+    const finished = await transact(deps, (tx) =>
+      finishApproval(
+        tx,
+        approval,
+        { status: "EXPIRED", action: decision.action, message: decision.message, decidedBy: decision.decidedBy, decidedById: null },
+        SYSTEM_ACTOR,
+        now,
+      ),
+    );
+    if (finished) {
+      expired += 1;
+      publishChanges(deps, finished.changes);
+    }
+  }
+  return expired;
+}
+
+/** The earliest expiry among pending approvals, for the timeout scheduler. */
+export async function nextExpiry(deps: ServiceDeps): Promise<Date | null> {
+  const next = await deps.prisma.approval.findFirst({
+    where: { status: "PENDING", expiresAt: { not: null } },
+    orderBy: { expiresAt: "asc" },
+    select: { expiresAt: true },
+  });
+  return next?.expiresAt ?? null;
+}
+
+/**
+ * Cancels the pending approvals on these requests, inside the caller's
+ * transaction; the caller publishes the returned changes after commit.
+ */
+export async function cancelPendingApprovalsOf(tx: Tx, requestIds: string[], actor: Actor, now: Date, reason: string): Promise<Changes> {
+  const changes = noChanges();
+  if (requestIds.length === 0) return changes;
+  const pending = await tx.approval.findMany({ where: { requestId: { in: requestIds }, status: "PENDING" } });
+  for (const approval of pending) {
+    const finished = await finishApproval(
+      tx,
+      approval,
+      { status: "CANCELED", action: null, message: reason, decidedBy: actor.label, decidedById: actor.type === "operator" ? actor.id : null },
+      actor,
+      now,
+    );
+    if (finished) mergeChanges(changes, finished.changes);
+  }
+  return changes;
+}
+
+// ---- Waiting and reporting --------------------------------------------------
+
+/**
+ * Long-poll: answers at once when the approval is decided, else the moment its
+ * decision commits on this node (or arrives from another), else after
+ * `timeoutMs` with the still-pending status.
+ */
+export async function awaitApproval(
+  deps: ServiceDeps,
+  agent: AgentPrincipal,
+  approvalId: string,
+  timeoutMs: number,
+): Promise<ApprovalResult> {
+  const woken = deps.waiters.wait(approvalId, timeoutMs, deps.shutdown);
+  try {
+    const approval = await deps.prisma.approval.findFirst({ where: { id: approvalId, workspaceId: agent.workspaceId } });
+    if (!approval) throw notFound("approval", approvalId);
+    if (approval.status !== "PENDING") return approvalResult(approval);
+    await woken.promise;
+    const current = await deps.prisma.approval.findUniqueOrThrow({ where: { id: approvalId } });
+    return approvalResult(current);
+  } finally {
+    woken.cancel();
+  }
+}
+
+/** Records what the agent actually ran (invariant 9's third record); write-once. */
+export async function reportExecution(
+  deps: ServiceDeps,
+  agent: AgentPrincipal,
+  input: { approvalId: string; executedArgs: unknown; result?: unknown },
+) {
+  const now = deps.now();
+  return transact(deps, async (tx) => {
+    const approval = await tx.approval.findFirst({ where: { id: input.approvalId, workspaceId: agent.workspaceId } });
+    if (!approval) throw notFound("approval", input.approvalId);
+    const ran = approval.status === "APPROVED" || (approval.status === "EXPIRED" && approval.decisionAction === "approve");
+    if (!ran) {
+      throw new DomainError(
+        "PRECONDITION_FAILED",
+        `approval ${approval.id} is ${approval.status}${approval.decisionAction ? ` (${approval.decisionAction})` : ""}; the tool may not run, so there is no execution to report`,
+      );
+    }
+    if (approval.executedAt) {
+      if (JSON.stringify(approval.executedArgs) === JSON.stringify(input.executedArgs)) return { approvalId: approval.id };
+      throw new DomainError("CONFLICT", `approval ${approval.id} already has its execution reported at ${approval.executedAt.toISOString()}`);
+    }
+    await tx.approval.update({
+      where: { id: approval.id },
+      data: { executedArgs: json(input.executedArgs), executionResult: json(input.result), executedAt: now },
+    });
+    await tx.traceEvent.create({
+      data: {
+        workspaceId: approval.workspaceId,
+        sessionId: approval.sessionId,
+        taskId: approval.taskId,
+        requestId: approval.requestId,
+        category: "EXECUTION",
+        type: "tool.executed",
+        name: approval.tool,
+        data: json({ approvalId: approval.id, args: input.executedArgs, result: input.result ?? null }),
+        createdAt: now,
+      },
+    });
+    return { approvalId: approval.id };
+  });
+}
+
+// ---- Console queries --------------------------------------------------------
+
+export interface ApprovalListFilter {
+  status?: ApprovalStatus | "DECIDED";
+  sessionId?: string;
+  agent?: string;
+  tool?: string;
+  limit: number;
+  /** Id of the last item of the previous page. */
+  cursor?: string;
+}
+
+export function approvalItem(approval: Approval & { task: { agent: string } }) {
+  return {
+    approvalId: approval.id,
+    requestId: approval.requestId,
+    taskId: approval.taskId,
+    sessionId: approval.sessionId,
+    agent: approval.task.agent,
+    tool: approval.tool,
+    args: approval.proposedArgs,
+    reason: approval.reason,
+    allow: approval.allowedActions,
+    status: approval.status,
+    createdAt: approval.createdAt.toISOString(),
+    expiresAt: approval.expiresAt?.toISOString() ?? null,
+    onTimeout: approval.onTimeout,
+    decision: decisionPayload(approval) ?? null,
+    approvedArgs: approval.approvedArgs ?? null,
+    executedArgs: approval.executedArgs ?? null,
+    executionResult: approval.executionResult ?? null,
+    executedAt: approval.executedAt?.toISOString() ?? null,
+  };
+}
+
+export type ApprovalItem = ReturnType<typeof approvalItem>;
+
+/** Newest first: pending ones by creation, decided ones by decision time. */
+export async function listApprovals(deps: ServiceDeps, workspaceId: string, filter: ApprovalListFilter): Promise<{ items: ApprovalItem[]; nextCursor: string | null }> {
+  const decided = filter.status === "DECIDED";
+  const status: Prisma.ApprovalWhereInput["status"] = decided ? { not: "PENDING" } : filter.status === "DECIDED" ? undefined : filter.status;
+  const where: Prisma.ApprovalWhereInput = {
+    workspaceId,
+    ...(status ? { status } : {}),
+    ...(filter.sessionId ? { sessionId: filter.sessionId } : {}),
+    ...(filter.tool ? { tool: filter.tool } : {}),
+    ...(filter.agent ? { task: { agent: filter.agent } } : {}),
+  };
+  const rows = await deps.prisma.approval.findMany({
+    where,
+    include: { task: { select: { agent: true } } },
+    orderBy: decided ? [{ decidedAt: "desc" }, { id: "desc" }] : [{ createdAt: "desc" }, { id: "desc" }],
+    take: filter.limit + 1,
+    ...(filter.cursor ? { cursor: { id: filter.cursor }, skip: 1 } : {}),
+  });
+  const page = rows.slice(0, filter.limit);
+  return { items: page.map(approvalItem), nextCursor: rows.length > filter.limit ? (page.at(-1)?.id ?? null) : null };
+}
+
+export async function getApproval(deps: ServiceDeps, workspaceId: string, approvalId: string) {
+  const approval = await deps.prisma.approval.findFirst({ where: { id: approvalId, workspaceId }, include: { task: { select: { agent: true } } } });
+  if (!approval) throw notFound("approval", approvalId);
+  return approvalItem(approval);
+}

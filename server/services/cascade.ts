@@ -1,0 +1,107 @@
+// Applies the cascade rule inside a transaction: pending-approval counts along a
+// request's call chain, and the statuses of the tasks those requests belong to.
+// Returns what changed so the caller can publish it after commit.
+import type { Approval } from "../db/generated/client.ts";
+import { taskStatusFor, type RunStatus } from "../domain/lifecycle.ts";
+import type { Tx } from "./deps.ts";
+
+export interface RequestChange {
+  workspaceId: string;
+  requestId: string;
+  taskId: string;
+  sessionId: string;
+  status: RunStatus;
+}
+
+export interface TaskChange {
+  workspaceId: string;
+  taskId: string;
+  sessionId: string;
+  status: RunStatus;
+}
+
+/** What a transaction changed, to publish after it commits. */
+export interface Changes {
+  requests: RequestChange[];
+  tasks: TaskChange[];
+  /** Approvals that ended (decided, expired, canceled). */
+  approvals: Approval[];
+}
+
+export const noChanges = (): Changes => ({ requests: [], tasks: [], approvals: [] });
+
+export function mergeChanges(into: Changes, more: Partial<Changes>): Changes {
+  into.requests.push(...(more.requests ?? []));
+  into.tasks.push(...(more.tasks ?? []));
+  into.approvals.push(...(more.approvals ?? []));
+  return into;
+}
+
+/**
+ * Adds `delta` to the pending-approval count of a request and of every request
+ * above it in the call chain, in one statement, and re-derives each active
+ * request's status from its count (lifecycle.requestStatusFor: PAUSED while the
+ * count is above zero). Returns the requests whose status changed.
+ */
+export async function adjustPendingAlongChain(tx: Tx, requestId: string, delta: number): Promise<RequestChange[]> {
+  const rows = await tx.$queryRaw<
+    { id: string; taskId: string; sessionId: string; workspaceId: string; status: RunStatus; oldStatus: RunStatus }[]
+  >`
+    WITH RECURSIVE chain AS (
+      SELECT id, "parentRequestId", status, 1 AS depth FROM "Request" WHERE id = ${requestId}
+      UNION ALL
+      SELECT r.id, r."parentRequestId", r.status, chain.depth + 1
+      FROM "Request" r JOIN chain ON r.id = chain."parentRequestId"
+      WHERE chain.depth < 1000
+    )
+    UPDATE "Request" r
+    SET "pendingApprovals" = GREATEST(r."pendingApprovals" + ${delta}, 0),
+        status = CASE
+          WHEN r.status IN ('RUNNING', 'PAUSED') AND r."pendingApprovals" + ${delta} > 0 THEN 'PAUSED'::"RunStatus"
+          WHEN r.status IN ('RUNNING', 'PAUSED') THEN 'RUNNING'::"RunStatus"
+          ELSE r.status
+        END,
+        "updatedAt" = now()
+    FROM chain
+    WHERE r.id = chain.id
+    RETURNING r.id, r."taskId", r."sessionId", r."workspaceId", r.status, chain.status AS "oldStatus"`;
+  return rows
+    .filter((row) => row.status !== row.oldStatus)
+    .map((row) => ({ workspaceId: row.workspaceId, requestId: row.id, taskId: row.taskId, sessionId: row.sessionId, status: row.status }));
+}
+
+/**
+ * Re-derives the status of these tasks from their requests (lifecycle.taskStatusFor).
+ * The task rows are locked first so that concurrent transactions on the same
+ * task see each other's committed request changes.
+ */
+export async function refreshTaskStatuses(tx: Tx, taskIds: Iterable<string>): Promise<TaskChange[]> {
+  const ids = [...new Set(taskIds)].sort();
+  if (ids.length === 0) return [];
+  const tasks = await tx.$queryRaw<{ id: string; sessionId: string; workspaceId: string; status: RunStatus }[]>`
+    SELECT id, "sessionId", "workspaceId", status FROM "Task" WHERE id = ANY(${ids}::text[]) ORDER BY id FOR UPDATE`;
+  const requests = await tx.$queryRaw<{ taskId: string; status: RunStatus; latestEnded: boolean }[]>`
+    SELECT "taskId", status, false AS "latestEnded" FROM "Request"
+    WHERE "taskId" = ANY(${ids}::text[]) AND status IN ('RUNNING', 'PAUSED')
+    UNION ALL
+    SELECT * FROM (
+      SELECT DISTINCT ON ("taskId") "taskId", status, true AS "latestEnded" FROM "Request"
+      WHERE "taskId" = ANY(${ids}::text[]) AND status NOT IN ('RUNNING', 'PAUSED')
+      ORDER BY "taskId", "createdAt" DESC
+    ) AS ended`;
+  const changes: TaskChange[] = [];
+  for (const task of tasks) {
+    const own = requests.filter((request) => request.taskId === task.id);
+    const active = own.filter((request) => !request.latestEnded);
+    const latestEnded = own.find((request) => request.latestEnded)?.status;
+    const status = taskStatusFor(task.status, active, latestEnded);
+    if (status !== task.status) changes.push({ workspaceId: task.workspaceId, taskId: task.id, sessionId: task.sessionId, status });
+  }
+  for (const status of new Set(changes.map((change) => change.status))) {
+    await tx.task.updateMany({
+      where: { id: { in: changes.filter((change) => change.status === status).map((change) => change.taskId) } },
+      data: { status },
+    });
+  }
+  return changes;
+}

@@ -1,0 +1,284 @@
+// Requests and tasks: begin, complete, fail, trace, cancel; the call chain and
+// task tree for the console.
+import { Prisma } from "../db/generated/client.ts";
+import { DomainError, notFound } from "../domain/errors.ts";
+import { newId } from "../domain/ids.ts";
+import { isActive, planRequestEnding, type RequestEnding, type RunStatus } from "../domain/lifecycle.ts";
+import type { AgentPrincipal } from "../domain/principal.ts";
+import { cancelPendingApprovalsOf } from "./approvals.ts";
+import { appendAudit, type Actor } from "./audit.ts";
+import { mergeChanges, noChanges, refreshTaskStatuses, type Changes } from "./cascade.ts";
+import type { ServiceDeps, Tx } from "./deps.ts";
+import { isUniqueViolation, publishChanges, transact } from "./transaction.ts";
+
+const json = (value: unknown) => (value === undefined ? Prisma.DbNull : (value as Prisma.InputJsonValue));
+
+export interface BeginRequestInput {
+  sessionId: string;
+  agent: string;
+  kind?: "agent" | "orchestrator";
+  taskId?: string;
+  parentRequestId?: string;
+  input?: unknown;
+  idempotencyKey?: string;
+  resumeUrl?: string;
+}
+
+export interface BeginRequestResult {
+  sessionId: string;
+  taskId: string;
+  requestId: string;
+}
+
+export async function beginRequest(deps: ServiceDeps, agent: AgentPrincipal, input: BeginRequestInput): Promise<BeginRequestResult> {
+  const { workspaceId } = agent;
+  if (input.idempotencyKey) {
+    const existing = await findByIdempotencyKey(deps, workspaceId, input.idempotencyKey, input.sessionId);
+    if (existing) return existing;
+  }
+  const now = deps.now();
+  const changes = noChanges();
+  try {
+    const result = await transact(deps, async (tx) => {
+      const session = await tx.session.findFirst({ where: { id: input.sessionId, workspaceId } });
+      if (!session) throw notFound("session", input.sessionId);
+      if (session.status === "CLOSED") {
+        throw new DomainError("PRECONDITION_FAILED", `session ${session.id} is closed; open a new session for new work`);
+      }
+      const parent = input.parentRequestId ? await loadParent(tx, workspaceId, input.parentRequestId, session.id) : null;
+      const taskId = input.taskId
+        ? await continueTask(tx, workspaceId, input.taskId, session.id, input.agent)
+        : await createTask(tx, workspaceId, session.id, input, parent?.taskId ?? null, now);
+      const requestId = newId("req");
+      await tx.request.create({
+        data: {
+          id: requestId,
+          workspaceId,
+          sessionId: session.id,
+          taskId,
+          parentRequestId: parent?.id ?? null,
+          agentKeyId: agent.agentKeyId,
+          input: json(input.input),
+          idempotencyKey: input.idempotencyKey ?? null,
+          resumeUrl: input.resumeUrl ?? null,
+          createdAt: now,
+        },
+      });
+      await tx.traceEvent.create({
+        data: {
+          workspaceId,
+          sessionId: session.id,
+          taskId,
+          requestId,
+          category: "INTERACTION",
+          type: "invocation",
+          name: input.agent,
+          data: json({ input: input.input ?? null, parentRequestId: parent?.id ?? null }),
+          createdAt: now,
+        },
+      });
+      changes.requests.push({ workspaceId, requestId, taskId, sessionId: session.id, status: "RUNNING" });
+      mergeChanges(changes, { tasks: await refreshTaskStatuses(tx, [taskId]) });
+      return { sessionId: session.id, taskId, requestId };
+    });
+    publishChanges(deps, changes);
+    return result;
+  } catch (error) {
+    // A concurrent retry with the same key committed first: answer with its request.
+    if (input.idempotencyKey && isUniqueViolation(error)) {
+      const existing = await findByIdempotencyKey(deps, workspaceId, input.idempotencyKey, input.sessionId);
+      if (existing) return existing;
+    }
+    throw error;
+  }
+}
+
+async function findByIdempotencyKey(deps: ServiceDeps, workspaceId: string, key: string, sessionId: string) {
+  const existing = await deps.prisma.request.findUnique({ where: { workspaceId_idempotencyKey: { workspaceId, idempotencyKey: key } } });
+  if (!existing) return null;
+  if (existing.sessionId !== sessionId) {
+    throw new DomainError(
+      "CONFLICT",
+      `idempotencyKey "${key}" was already used for request ${existing.id} in session ${existing.sessionId}; use a new key for a different request`,
+    );
+  }
+  return { sessionId: existing.sessionId, taskId: existing.taskId, requestId: existing.id };
+}
+
+async function loadParent(tx: Tx, workspaceId: string, parentRequestId: string, sessionId: string) {
+  const parent = await tx.request.findFirst({ where: { id: parentRequestId, workspaceId } });
+  if (!parent) throw notFound("parent request", parentRequestId);
+  if (parent.sessionId !== sessionId) {
+    throw new DomainError(
+      "BAD_INPUT",
+      `parentRequestId ${parentRequestId} belongs to session ${parent.sessionId}, not ${sessionId}; a call chain stays inside one session`,
+    );
+  }
+  if (!isActive(parent.status)) {
+    throw new DomainError(
+      "PRECONDITION_FAILED",
+      `parent request ${parentRequestId} already ended as ${parent.status}; only a running request can invoke another`,
+    );
+  }
+  return parent;
+}
+
+async function continueTask(tx: Tx, workspaceId: string, taskId: string, sessionId: string, agent: string): Promise<string> {
+  const task = await tx.task.findFirst({ where: { id: taskId, workspaceId } });
+  if (!task) throw notFound("task", taskId);
+  if (task.sessionId !== sessionId) {
+    throw new DomainError("BAD_INPUT", `task ${taskId} belongs to session ${task.sessionId}, not ${sessionId}`);
+  }
+  if (task.agent !== agent) {
+    throw new DomainError("BAD_INPUT", `task ${taskId} is the task of agent "${task.agent}"; "${agent}" cannot continue it`);
+  }
+  if (task.status === "CANCELED") {
+    throw new DomainError("PRECONDITION_FAILED", `task ${taskId} was canceled; start a new task instead`);
+  }
+  return task.id;
+}
+
+async function createTask(tx: Tx, workspaceId: string, sessionId: string, input: BeginRequestInput, parentTaskId: string | null, now: Date) {
+  const taskId = newId("tsk");
+  await tx.task.create({
+    data: {
+      id: taskId,
+      workspaceId,
+      sessionId,
+      parentTaskId,
+      agent: input.agent,
+      kind: input.kind === "orchestrator" ? "ORCHESTRATOR" : "AGENT",
+      createdAt: now,
+    },
+  });
+  return taskId;
+}
+
+export interface EndRequestResult {
+  requestId: string;
+  status: RunStatus;
+}
+
+/** Completes or fails a request (agents), with its output or error recorded. */
+export async function endRequest(
+  deps: ServiceDeps,
+  actor: { workspaceId: string; actor: Actor },
+  requestId: string,
+  ending: Exclude<RequestEnding, "cancel">,
+  payload: { output?: unknown; error?: { message: string; code?: string } },
+): Promise<EndRequestResult> {
+  const now = deps.now();
+  const changes = noChanges();
+  const result = await transact(deps, async (tx) => {
+    const request = await tx.request.findFirst({ where: { id: requestId, workspaceId: actor.workspaceId } });
+    if (!request) throw notFound("request", requestId);
+    const pending = await tx.approval.findMany({ where: { requestId, status: "PENDING" }, select: { id: true } });
+    const plan = planRequestEnding({ requestId, status: request.status, pendingApprovalIds: pending.map((p) => p.id) }, ending);
+    if (plan === "unchanged") return { requestId, status: request.status };
+    // A failing request's own pending approvals can no longer be acted on.
+    if (pending.length > 0) mergeChanges(changes, await cancelPendingApprovalsOf(tx, [requestId], actor.actor, now, "the request failed"));
+    const updated = await tx.request.updateMany({
+      where: { id: requestId, status: { in: ["RUNNING", "PAUSED"] } },
+      data: {
+        status: plan,
+        endedAt: now,
+        output: ending === "complete" ? json(payload.output) : undefined,
+        error: ending === "fail" ? json(payload.error) : undefined,
+      },
+    });
+    if (updated.count === 0) throw new DomainError("CONFLICT", `request ${requestId} changed while ending it; read it again and retry`);
+    await tx.traceEvent.create({
+      data: {
+        workspaceId: actor.workspaceId,
+        sessionId: request.sessionId,
+        taskId: request.taskId,
+        requestId,
+        category: "INTERACTION",
+        type: ending === "complete" ? "response" : "error",
+        data: json(ending === "complete" ? { output: payload.output ?? null } : { error: payload.error }),
+        createdAt: now,
+      },
+    });
+    changes.requests.push({ workspaceId: actor.workspaceId, requestId, taskId: request.taskId, sessionId: request.sessionId, status: plan });
+    mergeChanges(changes, { tasks: await refreshTaskStatuses(tx, [request.taskId]) });
+    return { requestId, status: plan };
+  });
+  publishChanges(deps, changes);
+  return result;
+}
+
+export interface TraceEventInput {
+  type: string;
+  name?: string;
+  data?: unknown;
+}
+
+const INTERACTION_TYPES = new Set(["invocation", "response", "message", "error"]);
+
+/** Appends trace events to a request's task, in one statement. */
+export async function traceRequest(deps: ServiceDeps, agent: AgentPrincipal, requestId: string, events: TraceEventInput[]) {
+  const request = await deps.prisma.request.findFirst({
+    where: { id: requestId, workspaceId: agent.workspaceId },
+    select: { id: true, sessionId: true, taskId: true },
+  });
+  if (!request) throw notFound("request", requestId);
+  const now = deps.now();
+  const { count } = await deps.prisma.traceEvent.createMany({
+    data: events.map((event) => ({
+      workspaceId: agent.workspaceId,
+      sessionId: request.sessionId,
+      taskId: request.taskId,
+      requestId,
+      category: INTERACTION_TYPES.has(event.type) ? ("INTERACTION" as const) : ("EXECUTION" as const),
+      type: event.type,
+      name: event.name ?? null,
+      data: json(event.data),
+      createdAt: now,
+    })),
+  });
+  return { accepted: count };
+}
+
+/**
+ * Cancels a task, every task below it, their active requests and every request
+ * they invoked, and all pending approvals on those requests.
+ */
+export async function cancelTask(deps: ServiceDeps, workspaceId: string, actor: Actor, taskId: string, reason?: string) {
+  const now = deps.now();
+  const changes = noChanges();
+  const result = await transact(deps, async (tx) => {
+    const task = await tx.task.findFirst({ where: { id: taskId, workspaceId } });
+    if (!task) throw notFound("task", taskId);
+    if (task.status === "CANCELED") return { taskId, status: "CANCELED" as RunStatus, canceledRequests: 0 };
+    const taskIds = (
+      await tx.$queryRaw<{ id: string }[]>`
+        WITH RECURSIVE subtree AS (
+          SELECT id FROM "Task" WHERE id = ${taskId}
+          UNION SELECT t.id FROM "Task" t JOIN subtree s ON t."parentTaskId" = s.id
+        ) SELECT id FROM subtree`
+    ).map((row) => row.id);
+    const requests = await tx.$queryRaw<{ id: string; taskId: string; sessionId: string }[]>`
+      WITH RECURSIVE calls AS (
+        SELECT id FROM "Request" WHERE "taskId" = ANY(${taskIds}::text[]) AND status IN ('RUNNING', 'PAUSED')
+        UNION SELECT r.id FROM "Request" r JOIN calls c ON r."parentRequestId" = c.id
+      )
+      SELECT r.id, r."taskId", r."sessionId" FROM "Request" r JOIN calls USING (id)
+      WHERE r.status IN ('RUNNING', 'PAUSED')`;
+    const requestIds = requests.map((request) => request.id);
+    mergeChanges(changes, await cancelPendingApprovalsOf(tx, requestIds, actor, now, reason ?? `task ${taskId} was canceled`));
+    await tx.request.updateMany({ where: { id: { in: requestIds } }, data: { status: "CANCELED", endedAt: now } });
+    for (const request of requests) {
+      changes.requests.push({ workspaceId, requestId: request.id, taskId: request.taskId, sessionId: request.sessionId, status: "CANCELED" });
+    }
+    const canceledTasks = await tx.task.findMany({ where: { id: { in: taskIds }, status: { not: "CANCELED" } }, select: { id: true, sessionId: true } });
+    await tx.task.updateMany({ where: { id: { in: taskIds } }, data: { status: "CANCELED" } });
+    for (const canceled of canceledTasks) changes.tasks.push({ workspaceId, taskId: canceled.id, sessionId: canceled.sessionId, status: "CANCELED" });
+    // Tasks outside the subtree whose requests were waiting on the canceled ones resume.
+    const others = new Set(changes.requests.map((change) => change.taskId).filter((id) => !taskIds.includes(id)));
+    mergeChanges(changes, { tasks: await refreshTaskStatuses(tx, others) });
+    await appendAudit(tx, workspaceId, { actor, action: "task.canceled", subjectType: "task", subjectId: taskId, data: { reason: reason ?? null, tasks: taskIds.length, requests: requestIds.length } }, now);
+    return { taskId, status: "CANCELED" as RunStatus, canceledRequests: requestIds.length };
+  });
+  publishChanges(deps, changes);
+  return result;
+}

@@ -1,0 +1,40 @@
+// Runs a use case's writes in one transaction, retrying the rare deadlock or
+// serialization failure, and publishes the resulting status changes only
+// after the commit.
+import { decisionPayload } from "./approval-views.ts";
+import type { Changes } from "./cascade.ts";
+import type { ServiceDeps, Tx } from "./deps.ts";
+
+const RETRYABLE = /deadlock detected|could not serialize|P2034|40P01|40001/;
+
+export async function transact<T>(deps: ServiceDeps, work: (tx: Tx) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await deps.prisma.$transaction(work, { maxWait: 10_000, timeout: 20_000 });
+    } catch (error) {
+      const text = error instanceof Error ? `${error.message} ${(error as { code?: string }).code ?? ""}` : "";
+      if (attempt >= 4 || !RETRYABLE.test(text)) throw error;
+    }
+  }
+}
+
+export function publishChanges(deps: ServiceDeps, changes: Changes): void {
+  for (const approval of changes.approvals) {
+    deps.bus.publish("approval:decided", {
+      workspaceId: approval.workspaceId,
+      sessionId: approval.sessionId,
+      taskId: approval.taskId,
+      approvalId: approval.id,
+      requestId: approval.requestId,
+      status: approval.status,
+      decision: decisionPayload(approval) ?? null,
+    });
+  }
+  for (const change of changes.requests) deps.bus.publish("request:updated", change);
+  for (const change of changes.tasks) deps.bus.publish("task:updated", change);
+}
+
+/** True for Prisma's unique-constraint violation (another writer got there first). */
+export function isUniqueViolation(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: string }).code === "P2002";
+}

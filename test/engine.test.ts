@@ -1,0 +1,299 @@
+// The HITL engine through the router on a fresh database: the reference
+// scenario of ARCHITECTURE.md, cascading pause and resume, decisions,
+// idempotency, timeouts, cancellation and bad input.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { expireDueApprovals } from "../server/services/approvals.ts";
+import { agentCaller, createTestDatabase, freshApp, operatorCaller, type TestApp, type TestDatabase } from "./harness.ts";
+
+let db: TestDatabase;
+let app: TestApp;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(async () => {
+  await db.close();
+});
+beforeEach(async () => {
+  app = await freshApp(db);
+});
+
+async function statuses(ids: string[]) {
+  const requests = await db.prisma.request.findMany({ where: { id: { in: ids } } });
+  const tasks = await db.prisma.task.findMany({ where: { id: { in: ids } } });
+  const byId = new Map<string, string>([...requests, ...tasks].map((row) => [row.id, row.status]));
+  return ids.map((id) => byId.get(id));
+}
+
+describe("reference scenario", () => {
+  it("scenario: a tool approval deep in a follow-on pauses the chain up to O1, and approving resumes it", async () => {
+    const agent = agentCaller(app.deps);
+    const operator = await operatorCaller(app.deps);
+    const { sessionId: S1 } = await agent.session.open({ title: "reference" });
+    const O1 = await agent.request.begin({ sessionId: S1, agent: "O1", kind: "orchestrator", input: { ask: "plan" } });
+    const A1 = await agent.request.begin({ sessionId: S1, agent: "A1", parentRequestId: O1.requestId });
+    const A2 = await agent.request.begin({ sessionId: S1, agent: "A2", parentRequestId: O1.requestId });
+    const O2 = await agent.request.begin({ sessionId: S1, agent: "O2", kind: "orchestrator", parentRequestId: O1.requestId });
+    const A3 = await agent.request.begin({ sessionId: S1, agent: "A3", parentRequestId: O2.requestId });
+    const A4 = await agent.request.begin({ sessionId: S1, agent: "A4", parentRequestId: O2.requestId });
+    for (const leaf of [A3, A4, O2, A1, A2, O1]) {
+      expect(await agent.request.complete({ requestId: leaf.requestId, output: { done: true } })).toEqual({ requestId: leaf.requestId, status: "COMPLETED" });
+    }
+    expect(await statuses([O1.taskId, A2.taskId, A4.taskId])).toEqual(["COMPLETED", "COMPLETED", "COMPLETED"]);
+    const tree = await operator.task.tree({ sessionId: S1 });
+    expect(tree.roots).toHaveLength(1);
+    expect(tree.roots[0]!.children.map((child) => child.agent)).toEqual(["A1", "A2", "O2"]);
+    expect(tree.roots[0]!.children[2]!.children.map((child) => child.agent)).toEqual(["A3", "A4"]);
+
+    // Follow-on: R7 in T1, R8 in T3.
+    const R7 = await agent.request.begin({ sessionId: S1, agent: "O1", taskId: O1.taskId });
+    expect(R7.taskId).toBe(O1.taskId);
+    const R8 = await agent.request.begin({ sessionId: S1, agent: "A2", taskId: A2.taskId, parentRequestId: R7.requestId });
+    expect(R8.taskId).toBe(A2.taskId);
+    expect(await statuses([R7.requestId, R8.requestId, O1.taskId, A2.taskId])).toEqual(["RUNNING", "RUNNING", "RUNNING", "RUNNING"]);
+
+    const asked = await agent.approval.request({ requestId: R8.requestId, tool: "send_email", args: { to: "ceo@example.com" }, reason: "customer asked" });
+    expect(asked.status).toBe("PENDING");
+    expect(await statuses([R8.requestId, R7.requestId, A2.taskId, O1.taskId])).toEqual(["PAUSED", "PAUSED", "PAUSED", "PAUSED"]);
+    expect(await statuses([A1.taskId, O2.taskId])).toEqual(["COMPLETED", "COMPLETED"]);
+    await expect(agent.request.complete({ requestId: R8.requestId })).rejects.toMatchObject({
+      code: "PRECONDITION_FAILED",
+      message: expect.stringContaining(asked.approvalId),
+    });
+    await expect(agent.request.complete({ requestId: R7.requestId })).rejects.toMatchObject({ code: "PRECONDITION_FAILED" });
+
+    const chain = await operator.request.get({ requestId: R8.requestId });
+    expect(chain.chain.map((link) => link.agent)).toEqual(["O1", "A2"]);
+
+    const decided = await operator.approval.decide({ approvalId: asked.approvalId, action: "approve" });
+    expect(decided).toMatchObject({ status: "APPROVED", decision: { action: "approve", decidedBy: "admin@example.com" } });
+    expect(await statuses([R8.requestId, R7.requestId, A2.taskId, O1.taskId])).toEqual(["RUNNING", "RUNNING", "RUNNING", "RUNNING"]);
+    expect(await agent.approval.await({ approvalId: asked.approvalId, timeoutMs: 0 })).toMatchObject({ status: "APPROVED" });
+
+    await agent.approval.reportExecution({ approvalId: asked.approvalId, executedArgs: { to: "ceo@example.com" }, result: { sent: true } });
+    await agent.request.complete({ requestId: R8.requestId, output: { sent: true } });
+    await agent.request.complete({ requestId: R7.requestId, output: { answer: "done" } });
+    expect(await statuses([R8.requestId, R7.requestId, A2.taskId, O1.taskId])).toEqual(["COMPLETED", "COMPLETED", "COMPLETED", "COMPLETED"]);
+  });
+});
+
+describe("cascade", () => {
+  it("cascade: with two paused children the parent stays PAUSED until both are decided", async () => {
+    const agent = agentCaller(app.deps);
+    const operator = await operatorCaller(app.deps);
+    const { sessionId } = await agent.session.open({});
+    const root = await agent.request.begin({ sessionId, agent: "orchestrator", kind: "orchestrator" });
+    const left = await agent.request.begin({ sessionId, agent: "left", parentRequestId: root.requestId });
+    const right = await agent.request.begin({ sessionId, agent: "right", parentRequestId: root.requestId });
+    const a = await agent.approval.request({ requestId: left.requestId, tool: "delete_user", args: { id: 1 } });
+    const b = await agent.approval.request({ requestId: right.requestId, tool: "pay_invoice", args: { id: 2 } });
+    expect(await statuses([root.requestId, left.requestId, right.requestId])).toEqual(["PAUSED", "PAUSED", "PAUSED"]);
+    await operator.approval.decide({ approvalId: a.approvalId, action: "reject", message: "no" });
+    expect(await statuses([root.requestId, left.requestId, right.requestId, root.taskId])).toEqual(["PAUSED", "RUNNING", "PAUSED", "PAUSED"]);
+    await operator.approval.decide({ approvalId: b.approvalId, action: "approve" });
+    expect(await statuses([root.requestId, right.requestId, root.taskId])).toEqual(["RUNNING", "RUNNING", "RUNNING"]);
+  });
+
+  it("cascade: a request deep in a chain of 10 pauses all 10 and resumes all 10", async () => {
+    const agent = agentCaller(app.deps);
+    const operator = await operatorCaller(app.deps);
+    const { sessionId } = await agent.session.open({});
+    const ids: string[] = [];
+    let parent: string | undefined;
+    for (let depth = 0; depth < 10; depth++) {
+      const begun = await agent.request.begin({ sessionId, agent: `agent-${depth}`, parentRequestId: parent });
+      ids.push(begun.requestId);
+      parent = begun.requestId;
+    }
+    const asked = await agent.approval.request({ requestId: parent!, tool: "rm", args: {} });
+    expect(new Set(await statuses(ids))).toEqual(new Set(["PAUSED"]));
+    await operator.approval.decide({ approvalId: asked.approvalId, action: "approve" });
+    expect(new Set(await statuses(ids))).toEqual(new Set(["RUNNING"]));
+  });
+});
+
+describe("decisions", () => {
+  async function pendingApproval(allow?: ("approve" | "reject" | "edit" | "respond")[]) {
+    const agent = agentCaller(app.deps);
+    const { sessionId } = await agent.session.open({});
+    const begun = await agent.request.begin({ sessionId, agent: "mailer" });
+    const asked = await agent.approval.request({ requestId: begun.requestId, tool: "send_email", args: { to: "a@example.com", body: "hi" }, allow });
+    return { agent, begun, asked };
+  }
+
+  it("decision: the same decision again returns the stored one", async () => {
+    const { asked } = await pendingApproval();
+    const operator = await operatorCaller(app.deps);
+    const first = await operator.approval.decide({ approvalId: asked.approvalId, action: "reject", message: "not now" });
+    const again = await operator.approval.decide({ approvalId: asked.approvalId, action: "reject", message: "not now" });
+    expect(again).toEqual(first);
+    expect(await db.prisma.auditEntry.count({ where: { action: "approval.decided" } })).toBe(1);
+  });
+
+  it("decision: a different decision after the first is CONFLICT naming who decided what and when", async () => {
+    const { asked } = await pendingApproval();
+    const operator = await operatorCaller(app.deps);
+    const first = await operator.approval.decide({ approvalId: asked.approvalId, action: "approve" });
+    await expect(operator.approval.decide({ approvalId: asked.approvalId, action: "reject" })).rejects.toMatchObject({
+      code: "CONFLICT",
+      message: `approval ${asked.approvalId} was already approved by admin@example.com at ${first.decision.decidedAt}; a different decision is not allowed`,
+    });
+  });
+
+  it("decision: concurrent different decisions — exactly one wins, the other is CONFLICT", async () => {
+    const { asked } = await pendingApproval();
+    const operator = await operatorCaller(app.deps);
+    const results = await Promise.allSettled([
+      operator.approval.decide({ approvalId: asked.approvalId, action: "approve" }),
+      operator.approval.decide({ approvalId: asked.approvalId, action: "reject", message: "no" }),
+      operator.approval.decide({ approvalId: asked.approvalId, action: "respond", message: "use the sandbox" }),
+    ]);
+    expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(1);
+    expect(results.filter((result) => result.status === "rejected").map((result) => (result as PromiseRejectedResult).reason.code)).toEqual(["CONFLICT", "CONFLICT"]);
+    const request = await db.prisma.request.findFirstOrThrow({ where: { approvals: { some: { id: asked.approvalId } } } });
+    expect(request.pendingApprovals).toBe(0);
+  });
+
+  it("decision: edit keeps proposed, approved and executed arguments", async () => {
+    const { agent, asked } = await pendingApproval();
+    const operator = await operatorCaller(app.deps);
+    await operator.approval.decide({ approvalId: asked.approvalId, action: "edit", args: { to: "b@example.com", body: "hello" } });
+    expect(await agent.approval.await({ approvalId: asked.approvalId, timeoutMs: 0 })).toMatchObject({
+      status: "APPROVED",
+      decision: { action: "edit", args: { to: "b@example.com", body: "hello" } },
+    });
+    await agent.approval.reportExecution({ approvalId: asked.approvalId, executedArgs: { to: "b@example.com", body: "hello" } });
+    const item = await operator.approval.get({ approvalId: asked.approvalId });
+    expect(item.args).toEqual({ to: "a@example.com", body: "hi" });
+    expect(item.approvedArgs).toEqual({ to: "b@example.com", body: "hello" });
+    expect(item.executedArgs).toEqual({ to: "b@example.com", body: "hello" });
+  });
+
+  it("decision: respond returns the operator's answer and the tool may not run", async () => {
+    const { agent, asked } = await pendingApproval();
+    const operator = await operatorCaller(app.deps);
+    await operator.approval.decide({ approvalId: asked.approvalId, action: "respond", message: "the customer already got it" });
+    expect(await agent.approval.await({ approvalId: asked.approvalId, timeoutMs: 0 })).toMatchObject({
+      status: "REJECTED",
+      decision: { action: "respond", message: "the customer already got it" },
+    });
+    await expect(agent.approval.reportExecution({ approvalId: asked.approvalId, executedArgs: {} })).rejects.toMatchObject({ code: "PRECONDITION_FAILED" });
+  });
+
+  it("decision: an action outside the allowed ones is refused", async () => {
+    const { asked } = await pendingApproval(["approve", "reject"]);
+    const operator = await operatorCaller(app.deps);
+    await expect(operator.approval.decide({ approvalId: asked.approvalId, action: "edit", args: {} })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringMatching(/allows approve, reject/),
+    });
+  });
+
+  it("decision: a viewer may not decide (FORBIDDEN)", async () => {
+    const { asked } = await pendingApproval();
+    const { hashPassword } = await import("../server/services/auth.ts");
+    await db.prisma.operator.create({
+      data: { id: "op_viewer", workspaceId: app.workspaceId, email: "viewer@example.com", name: "Viewer", role: "VIEWER", passwordHash: await hashPassword("viewer password") },
+    });
+    const viewer = await operatorCaller(app.deps, { email: "viewer@example.com", password: "viewer password" });
+    await expect(viewer.approval.decide({ approvalId: asked.approvalId, action: "approve" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    expect((await viewer.approval.list({ status: "PENDING" })).items).toHaveLength(1);
+  });
+
+  it("decision: every decision is in the hash-chained audit log", async () => {
+    const { asked } = await pendingApproval();
+    const operator = await operatorCaller(app.deps);
+    await operator.approval.decide({ approvalId: asked.approvalId, action: "approve" });
+    const entry = await db.prisma.auditEntry.findFirstOrThrow({ where: { action: "approval.decided" } });
+    expect(entry).toMatchObject({ actorType: "operator", actorLabel: "admin@example.com", subjectId: asked.approvalId });
+    const { verifyAuditChain } = await import("../server/services/audit.ts");
+    expect(await verifyAuditChain(app.deps, app.workspaceId)).toMatchObject({ ok: true });
+  });
+});
+
+describe("idempotency and timeouts", () => {
+  it("idempotency: retrying approval.request with the same key returns the same approval", async () => {
+    const agent = agentCaller(app.deps);
+    const { sessionId } = await agent.session.open({});
+    const begun = await agent.request.begin({ sessionId, agent: "mailer", idempotencyKey: "begin-1" });
+    expect(await agent.request.begin({ sessionId, agent: "mailer", idempotencyKey: "begin-1" })).toEqual(begun);
+    const input = { requestId: begun.requestId, tool: "send_email", args: { to: "x" }, idempotencyKey: "ask-1" };
+    const results = await Promise.all([agent.approval.request(input), agent.approval.request(input), agent.approval.request(input)]);
+    expect(new Set(results.map((result) => result.approvalId)).size).toBe(1);
+    expect(await db.prisma.approval.count()).toBe(1);
+    expect((await db.prisma.request.findUniqueOrThrow({ where: { id: begun.requestId } })).pendingApprovals).toBe(1);
+  });
+
+  it("timeout: an approval past its time ends EXPIRED with the fail-closed default", async () => {
+    const agent = agentCaller(app.deps);
+    const { sessionId } = await agent.session.open({});
+    const begun = await agent.request.begin({ sessionId, agent: "mailer" });
+    const asked = await agent.approval.request({ requestId: begun.requestId, tool: "send_email", args: {}, timeoutMs: 100 });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(await expireDueApprovals(app.deps)).toBe(1);
+    expect(await agent.approval.await({ approvalId: asked.approvalId, timeoutMs: 0 })).toMatchObject({
+      status: "EXPIRED",
+      decision: { action: "reject", decidedBy: "tollgate (timeout)" },
+    });
+    expect((await statuses([begun.requestId]))[0]).toBe("RUNNING");
+    const operator = await operatorCaller(app.deps);
+    await expect(operator.approval.decide({ approvalId: asked.approvalId, action: "approve" })).rejects.toMatchObject({ code: "CONFLICT" });
+  });
+
+  it("cancel: canceling a task cancels its pending approvals and its descendants' requests, and the caller resumes", async () => {
+    const agent = agentCaller(app.deps);
+    const operator = await operatorCaller(app.deps);
+    const { sessionId } = await agent.session.open({});
+    const root = await agent.request.begin({ sessionId, agent: "O1", kind: "orchestrator" });
+    const mid = await agent.request.begin({ sessionId, agent: "O2", kind: "orchestrator", parentRequestId: root.requestId });
+    const leaf = await agent.request.begin({ sessionId, agent: "A3", parentRequestId: mid.requestId });
+    const asked = await agent.approval.request({ requestId: leaf.requestId, tool: "rm", args: {} });
+    expect(await operator.task.cancel({ taskId: mid.taskId, reason: "operator stop" })).toMatchObject({ status: "CANCELED", canceledRequests: 2 });
+    expect(await statuses([root.requestId, mid.requestId, leaf.requestId, mid.taskId, leaf.taskId, root.taskId])).toEqual([
+      "RUNNING", "CANCELED", "CANCELED", "CANCELED", "CANCELED", "RUNNING",
+    ]);
+    expect(await agent.approval.await({ approvalId: asked.approvalId, timeoutMs: 0 })).toMatchObject({ status: "CANCELED" });
+    await expect(agent.request.begin({ sessionId, agent: "O2", taskId: mid.taskId })).rejects.toMatchObject({ code: "PRECONDITION_FAILED" });
+  });
+});
+
+describe("bad input", () => {
+  it("bad input: unknown ids are NOT_FOUND", async () => {
+    const agent = agentCaller(app.deps);
+    await expect(agent.request.begin({ sessionId: "ses_00000000000000", agent: "x" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(agent.approval.await({ approvalId: "apr_0000000000", timeoutMs: 0 })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    const operator = await operatorCaller(app.deps);
+    await expect(operator.approval.decide({ approvalId: "apr_0000000000", action: "approve" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+
+  it("bad input: a parentRequestId from another session is refused and nothing is written", async () => {
+    const agent = agentCaller(app.deps);
+    const one = await agent.session.open({});
+    const two = await agent.session.open({});
+    const parent = await agent.request.begin({ sessionId: one.sessionId, agent: "O1" });
+    const before = await db.prisma.task.count();
+    await expect(agent.request.begin({ sessionId: two.sessionId, agent: "A1", parentRequestId: parent.requestId })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringMatching(/belongs to session .* a call chain stays inside one session/),
+    });
+    expect(await db.prisma.task.count()).toBe(before);
+  });
+
+  it("bad input: args over the size limit are refused", async () => {
+    const agent = agentCaller(app.deps);
+    const { sessionId } = await agent.session.open({});
+    const begun = await agent.request.begin({ sessionId, agent: "mailer" });
+    await expect(agent.approval.request({ requestId: begun.requestId, tool: "t", args: { blob: "x".repeat(300 * 1024) } })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringMatching(/must be at most 256 KB as JSON/),
+    });
+    expect(await db.prisma.approval.count()).toBe(0);
+  });
+
+  it("bad input: approvals cannot be requested by a finished request", async () => {
+    const agent = agentCaller(app.deps);
+    const { sessionId } = await agent.session.open({});
+    const begun = await agent.request.begin({ sessionId, agent: "mailer" });
+    await agent.request.complete({ requestId: begun.requestId });
+    await expect(agent.approval.request({ requestId: begun.requestId, tool: "t", args: {} })).rejects.toMatchObject({ code: "PRECONDITION_FAILED" });
+  });
+});
