@@ -1,5 +1,6 @@
 // The whole tRPC API. AppRouter is the type the console and the SDK are built against.
 import { approvalRouter } from "./routers/approval.ts";
+import { auditRouter } from "./routers/audit.ts";
 import { authRouter } from "./routers/auth.ts";
 import { requestRouter } from "./routers/request.ts";
 import { sessionRouter } from "./routers/session.ts";
@@ -12,6 +13,7 @@ export const appRouter = router({
   request: requestRouter,
   approval: approvalRouter,
   task: taskRouter,
+  audit: auditRouter,
 });
 
 export type AppRouter = typeof appRouter;

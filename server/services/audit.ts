@@ -57,3 +57,40 @@ export async function verifyAuditChain(deps: ServiceDeps, workspaceId: string): 
   const entries = await deps.prisma.auditEntry.findMany({ where: { workspaceId }, orderBy: { seq: "asc" } });
   return verifyChain(entries.map((entry) => ({ ...entry, data: entry.data ?? null })));
 }
+
+export interface AuditFilter {
+  action?: string;
+  actor?: string;
+  subjectId?: string;
+  limit: number;
+  /** seq of the last entry of the previous page (entries come newest first). */
+  beforeSeq?: number;
+}
+
+export async function listAudit(deps: ServiceDeps, workspaceId: string, filter: AuditFilter) {
+  const entries = await deps.prisma.auditEntry.findMany({
+    where: {
+      workspaceId,
+      ...(filter.action ? { action: { startsWith: filter.action } } : {}),
+      ...(filter.actor ? { actorLabel: { contains: filter.actor, mode: "insensitive" as const } } : {}),
+      ...(filter.subjectId ? { subjectId: filter.subjectId } : {}),
+      ...(filter.beforeSeq ? { seq: { lt: filter.beforeSeq } } : {}),
+    },
+    orderBy: { seq: "desc" },
+    take: filter.limit,
+  });
+  return {
+    items: entries.map((entry) => ({
+      seq: entry.seq,
+      at: entry.createdAt.toISOString(),
+      actorType: entry.actorType,
+      actor: entry.actorLabel,
+      action: entry.action,
+      subjectType: entry.subjectType,
+      subjectId: entry.subjectId,
+      data: entry.data ?? null,
+      hash: entry.hash,
+    })),
+    nextBeforeSeq: entries.length === filter.limit ? (entries.at(-1)?.seq ?? null) : null,
+  };
+}
