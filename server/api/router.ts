@@ -1,5 +1,6 @@
 // The whole tRPC API. AppRouter is the type the console and the SDK are built against.
 import { approvalRouter } from "./routers/approval.ts";
+import { agentKeyRouter, operatorRouter } from "./routers/admin.ts";
 import { auditRouter } from "./routers/audit.ts";
 import { authRouter } from "./routers/auth.ts";
 import { requestRouter } from "./routers/request.ts";
@@ -14,6 +15,8 @@ export const appRouter = router({
   approval: approvalRouter,
   task: taskRouter,
   audit: auditRouter,
+  operator: operatorRouter,
+  agentKey: agentKeyRouter,
 });
 
 export type AppRouter = typeof appRouter;
