@@ -1,0 +1,156 @@
+// The TypeScript SDK for agent services: sessions, requests, trace, and the
+// tool guard `gate`, which asks a human before a tool runs and runs it at most
+// once with the arguments the human approved.
+import { randomUUID } from "node:crypto";
+import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
+import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
+import type { AppRouter } from "../server/api/router.ts";
+import { verifyWebhookSignature, webhookSecretFor } from "../server/domain/webhook.ts";
+
+export type RouterInputs = inferRouterInputs<AppRouter>;
+export type RouterOutputs = inferRouterOutputs<AppRouter>;
+export type ApprovalResult = RouterOutputs["approval"]["await"];
+export type Decision = NonNullable<ApprovalResult["decision"]>;
+
+export interface TollgateOptions {
+  /** The server's base URL, e.g. http://localhost:3000 */
+  url: string;
+  /** An agent key (Authorization: Bearer). */
+  apiKey: string;
+  /** How long one long-poll waits for a decision before asking again (at most 60 s). */
+  pollMs?: number;
+  /** Retries of a call that failed on the network (not on an error answer). */
+  networkRetries?: number;
+}
+
+export type GateOutcome<T> =
+  | { outcome: "executed"; approvalId: string; result: T; args: unknown; edited: boolean; decision: Decision }
+  | { outcome: "rejected"; approvalId: string; status: "REJECTED" | "EXPIRED"; message?: string; decision: Decision }
+  | { outcome: "responded"; approvalId: string; message: string; decision: Decision }
+  | { outcome: "canceled"; approvalId: string };
+
+export interface GateOptions {
+  reason?: string;
+  allow?: ("approve" | "reject" | "edit" | "respond")[];
+  timeoutMs?: number;
+  onTimeout?: "reject" | "approve";
+  /** Defaults to a new id per gate call, so a retried call never makes a second approval. */
+  idempotencyKey?: string;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function isNetworkError(error: unknown): boolean {
+  // An error answer from the server carries its tRPC code; anything else never reached it.
+  return error instanceof TRPCClientError ? error.data?.code === undefined : true;
+}
+
+export function createTollgate(options: TollgateOptions) {
+  const client = createTRPCClient<AppRouter>({
+    links: [httpLink({ url: `${options.url.replace(/\/$/, "")}/api/trpc`, headers: { authorization: `Bearer ${options.apiKey}` } })],
+  });
+  const pollMs = Math.min(options.pollMs ?? 55_000, 60_000);
+  const retries = options.networkRetries ?? 5;
+  // Approvals whose tool already ran in this process: a decision delivered twice runs nothing twice.
+  const executed = new Map<string, Promise<unknown>>();
+
+  async function withRetry<T>(call: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await call();
+      } catch (error) {
+        if (attempt >= retries || !isNetworkError(error)) throw error;
+        await sleep(Math.min(200 * 2 ** attempt, 5_000));
+      }
+    }
+  }
+
+  /** Waits until the approval is decided, expired or canceled. */
+  async function waitForDecision(approvalId: string): Promise<ApprovalResult> {
+    for (;;) {
+      const result = await withRetry(() => client.approval.await.query({ approvalId, timeoutMs: pollMs }));
+      if (result.status !== "PENDING") return result;
+    }
+  }
+
+  function handle(ids: { sessionId: string; taskId: string; requestId: string }) {
+    return {
+      ...ids,
+      complete: (output?: unknown) => withRetry(() => client.request.complete.mutate({ requestId: ids.requestId, output: output as never })),
+      fail: (error: { message: string; code?: string }) => withRetry(() => client.request.fail.mutate({ requestId: ids.requestId, error })),
+      trace: (events: { type: string; name?: string; data?: unknown }[]) =>
+        withRetry(() => client.request.trace.mutate({ requestId: ids.requestId, events: events as never })),
+      /**
+       * Asks for approval to run `tool` with `args`, waits for the decision,
+       * and runs `run` at most once with the approved (possibly edited) args.
+       */
+      gate: <T>(tool: string, args: unknown, run: (args: unknown) => Promise<T> | T, gateOptions: GateOptions = {}) =>
+        gate(ids.requestId, tool, args, run, gateOptions),
+    };
+  }
+
+  async function gate<T>(requestId: string, tool: string, args: unknown, run: (args: unknown) => Promise<T> | T, gateOptions: GateOptions): Promise<GateOutcome<T>> {
+    const idempotencyKey = gateOptions.idempotencyKey ?? `gate-${randomUUID()}`;
+    const asked = await withRetry(() =>
+      client.approval.request.mutate({
+        requestId,
+        tool,
+        args: args as never,
+        reason: gateOptions.reason,
+        allow: gateOptions.allow,
+        timeoutMs: gateOptions.timeoutMs,
+        onTimeout: gateOptions.onTimeout,
+        idempotencyKey,
+      }),
+    );
+    const result = asked.status === "PENDING" ? await waitForDecision(asked.approvalId) : asked;
+    return settle(result, args, run);
+  }
+
+  /** Turns a decided approval into what the agent does next; runs the tool at most once. */
+  async function settle<T>(result: ApprovalResult, proposedArgs: unknown, run: (args: unknown) => Promise<T> | T): Promise<GateOutcome<T>> {
+    const { approvalId, decision } = result;
+    if (result.status === "CANCELED" || !decision) return { outcome: "canceled", approvalId };
+    const mayRun = result.status === "APPROVED" || (result.status === "EXPIRED" && decision.action === "approve");
+    if (!mayRun) {
+      if (decision.action === "respond") return { outcome: "responded", approvalId, message: decision.message ?? "", decision };
+      return { outcome: "rejected", approvalId, status: result.status as "REJECTED" | "EXPIRED", message: decision.message, decision };
+    }
+    const edited = decision.action === "edit";
+    const args = edited ? decision.args : proposedArgs;
+    let running = executed.get(approvalId) as Promise<T> | undefined;
+    if (!running) {
+      running = Promise.resolve(run(args));
+      executed.set(approvalId, running);
+      const value = await running;
+      await withRetry(() => client.approval.reportExecution.mutate({ approvalId, executedArgs: args as never, result: (value ?? null) as never }));
+    }
+    return { outcome: "executed", approvalId, result: await running, args, edited, decision };
+  }
+
+  return {
+    /** The typed tRPC client, for every other procedure. */
+    client,
+    openSession: (input: RouterInputs["session"]["open"] = {}) => withRetry(() => client.session.open.mutate(input)),
+    /**
+     * Begins a request (an invocation of `agent`). Orchestrators pass their own
+     * requestId as `parentRequestId` to the agents they call, so the chain links.
+     */
+    begin: async (input: RouterInputs["request"]["begin"]) => {
+      const withKey = { ...input, idempotencyKey: input.idempotencyKey ?? `begin-${randomUUID()}` };
+      return handle(await withRetry(() => client.request.begin.mutate(withKey)));
+    },
+    /** A handle on a request begun elsewhere (e.g. from a webhook). */
+    request: handle,
+    waitForDecision,
+    settle,
+  };
+}
+
+export type Tollgate = ReturnType<typeof createTollgate>;
+export type RequestHandle = ReturnType<Tollgate["request"]>;
+
+/** Verifies a decision webhook's `tollgate-signature` header with the agent key that began the request. */
+export function verifyWebhook(body: string, signatureHeader: string | null | undefined, apiKey: string, nowMs = Date.now()): boolean {
+  return verifyWebhookSignature(webhookSecretFor(apiKey), body, signatureHeader, nowMs);
+}

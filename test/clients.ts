@@ -1,0 +1,20 @@
+// Real HTTP clients for tests: the agent SDK and a logged-in operator.
+import { createTRPCClient, httpLink } from "@trpc/client";
+import type { AppRouter } from "../server/api/router.ts";
+import { createTollgate } from "../sdk/index.ts";
+import { ADMIN, AGENT_KEY } from "./harness.ts";
+
+export const agentSdk = (url: string, apiKey = AGENT_KEY) => createTollgate({ url, apiKey, pollMs: 10_000 });
+
+export async function operatorClient(url: string, credentials = ADMIN) {
+  const response = await fetch(`${url}/api/trpc/auth.login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(credentials),
+  });
+  if (!response.ok) throw new Error(`login failed: ${response.status} ${await response.text()}`);
+  const cookie = (response.headers.get("set-cookie") ?? "").split(";")[0]!;
+  return createTRPCClient<AppRouter>({ links: [httpLink({ url: `${url}/api/trpc`, headers: { cookie } })] });
+}
+
+export type OperatorClient = Awaited<ReturnType<typeof operatorClient>>;
