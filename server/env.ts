@@ -47,6 +47,8 @@ const envSchema = z.object({
     .default("false")
     .transform((value) => value === "true"),
   TOLLGATE_SESSION_TTL_HOURS: z.coerce.number().positive().default(12),
+  // "off" serves only the API and socket.io (no Next.js console), for API-only nodes.
+  TOLLGATE_CONSOLE: z.enum(["on", "off"], { message: 'must be "on" or "off"' }).default("on"),
   TOLLGATE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
 });
 

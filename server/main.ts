@@ -16,7 +16,7 @@ try {
 setLogLevel(env.TOLLGATE_LOG_LEVEL);
 
 const dev = process.argv.includes("--dev");
-const server = await startServer({ env, dev });
+const server = await startServer({ env, dev, withConsole: env.TOLLGATE_CONSOLE === "on" });
 
 log.info(`Tollgate listening on ${server.url} (${server.database.target} database: ${server.database.location})`);
 const { admin, agentKey } = server.bootstrap;

@@ -1,0 +1,82 @@
+// Runs Tollgate as a separate server process (tsx server/main.ts), for tests
+// that kill it the hard way.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { ADMIN, AGENT_KEY, createEmptyPostgresDatabase, TEST_TARGET } from "./harness.ts";
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ServerProcess {
+  url: string;
+  start(): Promise<void>;
+  kill(signal: NodeJS.Signals): Promise<number | null>;
+  cleanup(): Promise<void>;
+  output(): string;
+}
+
+export async function serverProcess(): Promise<ServerProcess> {
+  const port = await freePort();
+  const dataDir = await mkdtemp(path.join(tmpdir(), "tollgate-proc-"));
+  const postgres = TEST_TARGET === "postgres" ? await createEmptyPostgresDatabase() : undefined;
+  let child: ChildProcess | undefined;
+  let log = "";
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    output: () => log,
+    async start() {
+      child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+        env: {
+          ...process.env,
+          PORT: String(port),
+          HOST: "127.0.0.1",
+          TOLLGATE_DATA_DIR: dataDir,
+          DATABASE_URL: postgres?.url ?? "",
+          REDIS_URL: "",
+          TOLLGATE_ADMIN_EMAIL: ADMIN.email,
+          TOLLGATE_ADMIN_PASSWORD: ADMIN.password,
+          TOLLGATE_AGENT_KEY: AGENT_KEY,
+          TOLLGATE_CONSOLE: "off",
+          TOLLGATE_LOG_LEVEL: "warn",
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      child.stdout!.on("data", (chunk) => (log += chunk));
+      child.stderr!.on("data", (chunk) => (log += chunk));
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${log}`);
+        try {
+          if ((await fetch(`${url}/healthz`)).ok) return;
+        } catch {
+          // not listening yet
+        }
+        if (Date.now() > deadline) throw new Error(`server did not start within 60 s:\n${log}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
+    async kill(signal) {
+      if (!child || child.exitCode !== null) return child?.exitCode ?? null;
+      const exited = new Promise<number | null>((resolve) => child!.once("exit", (code) => resolve(code)));
+      child.kill(signal);
+      return exited;
+    },
+    async cleanup() {
+      await this.kill("SIGKILL");
+      await postgres?.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
