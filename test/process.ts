@@ -33,6 +33,12 @@ export async function serverProcess(): Promise<ServerProcess> {
   let child: ChildProcess | undefined;
   let log = "";
   const url = `http://127.0.0.1:${port}`;
+  async function kill(signal: NodeJS.Signals): Promise<number | null> {
+    if (!child || child.exitCode !== null) return child?.exitCode ?? null;
+    const exited = new Promise<number | null>((resolve) => child!.once("exit", (code) => resolve(code)));
+    child.kill(signal);
+    return exited;
+  }
   return {
     url,
     output: () => log,
@@ -67,14 +73,9 @@ export async function serverProcess(): Promise<ServerProcess> {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     },
-    async kill(signal) {
-      if (!child || child.exitCode !== null) return child?.exitCode ?? null;
-      const exited = new Promise<number | null>((resolve) => child!.once("exit", (code) => resolve(code)));
-      child.kill(signal);
-      return exited;
-    },
+    kill,
     async cleanup() {
-      await this.kill("SIGKILL");
+      await kill("SIGKILL");
       await postgres?.drop();
       await rm(dataDir, { recursive: true, force: true });
     },

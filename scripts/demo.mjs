@@ -1,0 +1,79 @@
+// npm run demo: builds if needed, starts Tollgate on the embedded database,
+// starts the demo agent chain (six services, one process each) and its client,
+// and prints where to log in.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+
+const port = process.env.PORT ?? "3000";
+const url = `http://localhost:${port}`;
+const env = {
+  ...process.env,
+  NODE_ENV: "production",
+  NEXT_TELEMETRY_DISABLED: "1",
+  PORT: port,
+  TOLLGATE_DATA_DIR: process.env.TOLLGATE_DATA_DIR ?? "./.data/demo",
+  TOLLGATE_ADMIN_EMAIL: process.env.TOLLGATE_ADMIN_EMAIL ?? "admin@tollgate.local",
+  TOLLGATE_ADMIN_PASSWORD: process.env.TOLLGATE_ADMIN_PASSWORD ?? "tollgate-demo",
+  TOLLGATE_AGENT_KEY: process.env.TOLLGATE_AGENT_KEY ?? "tgk_demo_agent_key_for_local_use",
+  TOLLGATE_URL: `http://127.0.0.1:${port}`,
+};
+
+if (!existsSync(".next/BUILD_ID") || !existsSync("dist/server.mjs")) {
+  console.log("Building Tollgate (first run only)…");
+  const build = spawnSync("npm", ["run", "build"], { stdio: "inherit", env });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
+
+const children = [];
+function run(name, args) {
+  const child = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+  const prefix = `[${name}] `;
+  for (const stream of [child.stdout, child.stderr]) {
+    stream.setEncoding("utf8");
+    stream.on("data", (text) => process.stdout.write(text.replace(/^(?=.)/gm, prefix)));
+  }
+  child.on("exit", (code) => {
+    if (!stopping) {
+      console.error(`${prefix}exited with ${code}; stopping the demo`);
+      stop(1);
+    }
+  });
+  children.push(child);
+  return child;
+}
+
+let stopping = false;
+function stop(code = 0) {
+  stopping = true;
+  for (const child of children) child.kill("SIGTERM");
+  setTimeout(() => process.exit(code), 1_500).unref();
+}
+process.on("SIGINT", () => stop(0));
+process.on("SIGTERM", () => stop(0));
+
+run("tollgate", ["dist/server.mjs"]);
+const deadline = Date.now() + 60_000;
+while (true) {
+  try {
+    if ((await fetch(`${env.TOLLGATE_URL}/healthz`)).ok) break;
+  } catch {
+    // not up yet
+  }
+  if (Date.now() > deadline) {
+    console.error("Tollgate did not start within 60 s");
+    stop(1);
+  }
+  await new Promise((resolve) => setTimeout(resolve, 200));
+}
+
+for (const role of ["A1", "A2", "A3", "A4", "O2", "O1"]) run(role, ["--import", "tsx", "demo/agent.ts", role]);
+await new Promise((resolve) => setTimeout(resolve, 1_500));
+run("client", ["--import", "tsx", "demo/client.ts"]);
+
+console.log(`
+  Tollgate is running: ${url}
+  Log in as ${env.TOLLGATE_ADMIN_EMAIL} / ${env.TOLLGATE_ADMIN_PASSWORD}
+  Agent key: ${env.TOLLGATE_AGENT_KEY}
+  A new customer conversation starts every few seconds; its email needs your approval.
+  Press Ctrl+C to stop.
+`);
