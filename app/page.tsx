@@ -1,11 +1,14 @@
+// The landing page: the live approval inbox.
+import { Suspense } from "react";
 import { AppShell } from "@/components/app-shell";
-import { SessionList } from "@/components/session-list";
+import { Inbox } from "@/components/inbox/inbox";
 
-export default function DashboardPage() {
+export default function InboxPage() {
   return (
-    <AppShell>
-      <h1 className="mb-4 text-lg font-semibold">Dashboard</h1>
-      <SessionList />
+    <AppShell fill>
+      <Suspense>
+        <Inbox />
+      </Suspense>
     </AppShell>
   );
 }

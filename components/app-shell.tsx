@@ -6,9 +6,28 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { TRPCClientError } from "@trpc/client";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
-import { useEffect, type ReactNode } from "react";
+import { createContext, useContext, useEffect, type ReactNode } from "react";
 import { useTRPC } from "@/lib/trpc";
 import { LiveUpdates, useConnectionState } from "./live-updates";
+import { loginUrlKeepingHere } from "./providers";
+
+export interface CurrentOperator {
+  id: string;
+  email: string;
+  name: string;
+  role: "ADMIN" | "OPERATOR" | "VIEWER";
+}
+
+const OperatorContext = createContext<CurrentOperator | null>(null);
+
+/** The logged-in operator; only inside AppShell. */
+export function useOperator(): CurrentOperator {
+  const operator = useContext(OperatorContext);
+  if (!operator) throw new Error("useOperator outside AppShell");
+  return operator;
+}
+
+export const canDecide = (operator: CurrentOperator) => operator.role === "ADMIN" || operator.role === "OPERATOR";
 
 function ConnectionIndicator() {
   const state = useConnectionState();
@@ -16,23 +35,29 @@ function ConnectionIndicator() {
   const color = { connecting: "bg-amber-400", live: "bg-emerald-500", lost: "bg-red-500" }[state];
   return (
     <span role="status" aria-label={`Connection: ${label}`} className="flex items-center gap-2 text-xs text-slate-600">
-      <span className={`inline-block h-2 w-2 rounded-full ${color}`} />
+      <span className={`inline-block h-2 w-2 rounded-full ${color}`} aria-hidden />
       {label}
     </span>
   );
 }
 
-export function AppShell({ children }: { children: ReactNode }) {
+const NAV = [
+  { href: "/", label: "Inbox", match: (path: string) => path === "/" || path.startsWith("/approvals") },
+  { href: "/sessions", label: "Sessions", match: (path: string) => path.startsWith("/sessions") },
+  { href: "/audit", label: "Audit log", match: (path: string) => path.startsWith("/audit") },
+];
+
+export function AppShell({ children, fill = false }: { children: ReactNode; fill?: boolean }) {
   const trpc = useTRPC();
   const router = useRouter();
   const pathname = usePathname();
-  const me = useQuery(trpc.auth.me.queryOptions());
+  const me = useQuery(trpc.auth.me.queryOptions(undefined, { staleTime: 60_000 }));
   const logout = useMutation(trpc.auth.logout.mutationOptions({ onSettled: () => router.replace("/login") }));
 
   const unauthorized = me.error instanceof TRPCClientError && me.error.data?.code === "UNAUTHORIZED";
   useEffect(() => {
-    if (unauthorized) router.replace(`/login?next=${encodeURIComponent(pathname)}`);
-  }, [unauthorized, pathname, router]);
+    if (unauthorized) router.replace(loginUrlKeepingHere());
+  }, [unauthorized, router]);
 
   if (me.isPending || unauthorized) {
     return <main className="p-8 text-sm text-slate-500">Loading…</main>;
@@ -47,33 +72,43 @@ export function AppShell({ children }: { children: ReactNode }) {
   const operator = me.data.operator;
 
   return (
-    <LiveUpdates>
-      <div className="min-h-screen">
-        <header className="flex items-center justify-between border-b border-slate-200 bg-white px-6 py-3">
-          <nav className="flex items-center gap-6 text-sm" aria-label="Main">
-            <Link href="/" className="font-semibold">
-              Tollgate
-            </Link>
-            <Link href="/sessions" className="text-slate-600 hover:text-slate-900">
-              Sessions
-            </Link>
-          </nav>
-          <div className="flex items-center gap-4 text-sm">
-            <ConnectionIndicator />
-            <span data-testid="operator-identity">
-              {operator.name} <span className="text-slate-500">({operator.role.toLowerCase()})</span>
-            </span>
-            <button
-              type="button"
-              onClick={() => logout.mutate()}
-              className="rounded border border-slate-300 px-2 py-1 text-xs hover:bg-slate-100"
-            >
-              Log out
-            </button>
-          </div>
-        </header>
-        <main className="p-6">{children}</main>
-      </div>
-    </LiveUpdates>
+    <OperatorContext.Provider value={operator}>
+      <LiveUpdates>
+        <div className={fill ? "flex h-screen flex-col" : "min-h-screen"}>
+          <header className="flex h-12 shrink-0 items-center justify-between border-b border-slate-200 bg-white px-6">
+            <nav className="flex items-center gap-6 text-sm" aria-label="Main">
+              <span className="font-semibold tracking-tight">Tollgate</span>
+              {NAV.map((item) => {
+                const active = item.match(pathname);
+                return (
+                  <Link
+                    key={item.href}
+                    href={item.href}
+                    aria-current={active ? "page" : undefined}
+                    className={active ? "font-medium text-slate-900 underline decoration-2 underline-offset-[14px]" : "text-slate-600 hover:text-slate-900"}
+                  >
+                    {item.label}
+                  </Link>
+                );
+              })}
+            </nav>
+            <div className="flex items-center gap-4 text-sm">
+              <ConnectionIndicator />
+              <span data-testid="operator-identity">
+                {operator.name} <span className="text-slate-500">({operator.role.toLowerCase()})</span>
+              </span>
+              <button
+                type="button"
+                onClick={() => logout.mutate()}
+                className="rounded border border-slate-300 px-2 py-1 text-xs hover:bg-slate-100"
+              >
+                Log out
+              </button>
+            </div>
+          </header>
+          <main className={fill ? "min-h-0 flex-1" : "p-6"}>{children}</main>
+        </div>
+      </LiveUpdates>
+    </OperatorContext.Provider>
   );
 }

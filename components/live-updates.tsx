@@ -1,10 +1,13 @@
 "use client";
-// Live updates over socket.io: every event invalidates the cached queries it
-// concerns, and a reconnect refetches everything so nothing pushed while the
+// Live updates over socket.io: each event invalidates the queries it concerns
+// (coalesced, so a burst of a thousand events costs a few refetches, not a
+// thousand), and a reconnect refetches everything so nothing pushed while the
 // connection was down is missed.
-import { useQueryClient } from "@tanstack/react-query";
+import { useQueryClient, type QueryKey } from "@tanstack/react-query";
 import { createContext, useContext, useEffect, useState, type ReactNode } from "react";
 import { io } from "socket.io-client";
+import { stateKeys } from "@/lib/state-api";
+import { useTRPC } from "@/lib/trpc";
 
 export type ConnectionState = "connecting" | "live" | "lost";
 
@@ -12,22 +15,50 @@ const LiveContext = createContext<ConnectionState>("connecting");
 
 export const useConnectionState = () => useContext(LiveContext);
 
-const EVENTS = [
-  "approval:requested",
-  "approval:decided",
-  "request:updated",
-  "task:updated",
-  "session:updated",
-  "state:saved",
-  "audit:appended",
-] as const;
+type Area = "approval" | "session" | "task" | "request" | "audit" | "state";
+
+const AREAS_BY_EVENT: Record<string, Area[]> = {
+  "approval:requested": ["approval", "session", "task", "request"],
+  "approval:decided": ["approval", "session", "task", "request"],
+  "request:updated": ["task", "request", "session"],
+  "task:updated": ["task", "request", "session"],
+  "session:updated": ["session"],
+  "state:saved": ["state"],
+  "audit:appended": ["audit"],
+};
+
+/** Refetches start at most this often while events keep arriving. */
+const COALESCE_MS = 120;
 
 export function LiveUpdates({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
+  const trpc = useTRPC();
   const [state, setState] = useState<ConnectionState>("connecting");
 
   useEffect(() => {
-    const socket = io({ path: "/socket.io", withCredentials: true });
+    const keys: Record<Area, QueryKey> = {
+      approval: trpc.approval.pathKey(),
+      session: trpc.session.pathKey(),
+      task: trpc.task.pathKey(),
+      request: trpc.request.pathKey(),
+      audit: trpc.audit.pathKey(),
+      state: stateKeys.all,
+    };
+    const pending = new Set<Area>();
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const flush = () => {
+      timer = null;
+      for (const area of pending) {
+        // Keep an in-flight refetch rather than cancelling it: under a steady stream
+        // of events, cancelling would starve the list of ever finishing a fetch.
+        void queryClient.invalidateQueries({ queryKey: keys[area] }, { cancelRefetch: false });
+      }
+      pending.clear();
+    };
+
+    // WebSocket only: no HTTP long-polling fallback, so several server nodes behind a
+    // load balancer need no sticky sessions.
+    const socket = io({ path: "/socket.io", withCredentials: true, transports: ["websocket"] });
     let everConnected = false;
     socket.on("connect", () => {
       if (everConnected) void queryClient.invalidateQueries();
@@ -35,14 +66,22 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
       setState("live");
     });
     socket.on("disconnect", () => setState("lost"));
-    socket.on("connect_error", () => setState("lost"));
-    for (const name of EVENTS) {
-      socket.on(name, () => void queryClient.invalidateQueries());
+    socket.on("connect_error", (error) => {
+      setState("lost");
+      // An expired session is refused at the handshake: let the shell notice and send the operator to log in.
+      if (/unauthorized/i.test(error.message)) void queryClient.invalidateQueries({ queryKey: trpc.auth.me.queryKey() });
+    });
+    for (const [name, areas] of Object.entries(AREAS_BY_EVENT)) {
+      socket.on(name, () => {
+        for (const area of areas) pending.add(area);
+        timer ??= setTimeout(flush, COALESCE_MS);
+      });
     }
     return () => {
+      if (timer) clearTimeout(timer);
       socket.disconnect();
     };
-  }, [queryClient]);
+  }, [queryClient, trpc]);
 
   return <LiveContext.Provider value={state}>{children}</LiveContext.Provider>;
 }

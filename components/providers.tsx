@@ -1,6 +1,7 @@
 "use client";
-// Query cache and tRPC client for every page of the console.
-import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+// Query cache and tRPC client for every page of the console. Any call refused for
+// a missing or expired session sends the operator to log in, keeping the URL.
+import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
 import { useState, type ReactNode } from "react";
 import type { AppRouter } from "@/server/api/router";
@@ -10,20 +11,39 @@ function isUnauthorized(error: unknown): boolean {
   return error instanceof TRPCClientError && error.data?.code === "UNAUTHORIZED";
 }
 
+function isClientError(error: unknown): boolean {
+  const status = error instanceof TRPCClientError ? (error.data as { httpStatus?: number } | undefined)?.httpStatus : undefined;
+  return status !== undefined && status >= 400 && status < 500;
+}
+
+export function loginUrlKeepingHere(): string {
+  const here = `${window.location.pathname}${window.location.search}`;
+  return `/login?next=${encodeURIComponent(here)}`;
+}
+
+function sendToLogin(error: unknown) {
+  if (!isUnauthorized(error) || typeof window === "undefined") return;
+  if (window.location.pathname === "/login") return;
+  window.location.replace(loginUrlKeepingHere());
+}
+
 export function Providers({ children }: { children: ReactNode }) {
   const [queryClient] = useState(
     () =>
       new QueryClient({
+        queryCache: new QueryCache({ onError: sendToLogin }),
+        mutationCache: new MutationCache({ onError: sendToLogin }),
         defaultOptions: {
           queries: {
             staleTime: 5_000,
-            retry: (failures, error) => !isUnauthorized(error) && failures < 2,
+            // A 4xx (unknown id, forbidden, bad input) will not change on retry.
+            retry: (failures, error) => !isClientError(error) && failures < 2,
           },
         },
       }),
   );
   const [trpcClient] = useState(() =>
-    createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc" })] }),
+    createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc", maxItems: 50 })] }),
   );
   return (
     <QueryClientProvider client={queryClient}>

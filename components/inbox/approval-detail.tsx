@@ -1,0 +1,153 @@
+"use client";
+// One approval in full: what the agent wants to run and why, the call chain
+// waiting on it, the decision controls (for those who may decide), and once it
+// is decided, who decided what and when, with proposed vs approved vs executed args.
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { forwardRef, useState } from "react";
+import { formatDuration, formatTime, useNow } from "@/lib/format";
+import type { AlreadyDecided } from "@/lib/errors";
+import { useTRPC } from "@/lib/trpc";
+import type { ApprovalItem, DecisionAction } from "@/lib/types";
+import { canDecide, useOperator } from "../app-shell";
+import { ArgsComparison } from "../args-comparison";
+import { ACTION_LABEL, ErrorNote, JsonView, Loading, StatusBadge } from "../ui";
+import { DecisionPanel, type DecisionPanelHandle } from "./decision-panel";
+import { RequestChain } from "./request-chain";
+
+const VERB: Record<string, string> = { approve: "approved", edit: "approved with edits", reject: "rejected", respond: "answered" };
+
+function describeLate(notice: AlreadyDecided): string {
+  const verb = notice.action ? (VERB[notice.action] ?? notice.action) : "decided";
+  return `Already ${verb} by ${notice.decidedBy}${notice.decidedAt ? ` at ${formatTime(notice.decidedAt)}` : ""}. Your decision was not recorded.`;
+}
+
+function DecisionBanner({ approval, myEmail }: { approval: ApprovalItem; myEmail: string }) {
+  const decision = approval.decision;
+  if (approval.status === "PENDING") return null;
+  const who = decision ? (decision.decidedBy === myEmail ? `you (${decision.decidedBy})` : decision.decidedBy) : "unknown";
+  let headline: string;
+  if (approval.status === "EXPIRED") headline = `Expired: no decision in time, so the default applied (${decision?.action === "approve" ? "approved" : "rejected"})`;
+  else if (approval.status === "CANCELED") headline = `Canceled by ${who}`;
+  else headline = `${ACTION_LABEL[decision?.action ?? ""] ?? approval.status} by ${who}`;
+  const tone = approval.status === "APPROVED" ? "border-emerald-300 bg-emerald-50 text-emerald-950" : "border-slate-300 bg-slate-100 text-slate-900";
+  return (
+    <div data-testid="decision-banner" className={`rounded border p-3 text-sm ${tone}`}>
+      <p className="font-semibold">{headline}</p>
+      <p className="mt-0.5 text-xs">at {formatTime(decision?.decidedAt)}</p>
+      {decision?.message ? (
+        <p className="mt-2">
+          <span className="font-medium">{decision.action === "respond" ? "Answer: " : "Message: "}</span>
+          {decision.message}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+function Expiry({ approval }: { approval: ApprovalItem }) {
+  const now = useNow();
+  if (!approval.expiresAt) return <>never (waits for a decision)</>;
+  const left = new Date(approval.expiresAt).getTime() - now;
+  const then = approval.onTimeout === "approve" ? "then it is APPROVED automatically" : "then it is rejected";
+  if (approval.status !== "PENDING") return <>{formatTime(approval.expiresAt)}</>;
+  return (
+    <span className={left < 60_000 ? "font-semibold text-red-700" : ""}>
+      in {formatDuration(left)} ({formatTime(approval.expiresAt)}); {then}
+    </span>
+  );
+}
+
+export const ApprovalDetail = forwardRef<
+  DecisionPanelHandle,
+  { approvalId: string; placeholder?: ApprovalItem; sessionLabel?(sessionId: string): string; onDecided?(action: DecisionAction): void }
+>(function ApprovalDetail({ approvalId, placeholder, sessionLabel, onDecided }, ref) {
+  const trpc = useTRPC();
+  const operator = useOperator();
+  const now = useNow();
+  const [late, setLate] = useState<AlreadyDecided | null>(null);
+  const query = useQuery({
+    ...trpc.approval.get.queryOptions({ approvalId }),
+    placeholderData: placeholder ?? keepPreviousData,
+  });
+  const approval = query.data?.approvalId === approvalId ? query.data : undefined;
+
+  if (!approval) {
+    if (query.error) return <ErrorNote title={`Could not load approval ${approvalId}`} error={query.error} />;
+    return <Loading>Loading approval…</Loading>;
+  }
+  const pending = approval.status === "PENDING";
+  const showComparison = !pending && (approval.decision?.action === "edit" || approval.executedAt !== null);
+
+  return (
+    <article aria-label={`Approval ${approval.tool} by ${approval.agent}`} className="space-y-4">
+      <header className="space-y-1">
+        <div className="flex items-center gap-2">
+          <h2 className="font-mono text-lg font-semibold break-all">{approval.tool}</h2>
+          <StatusBadge status={approval.status} />
+        </div>
+        <p className="text-sm text-slate-600">
+          requested by <span className="font-medium text-slate-900">{approval.agent}</span>
+          {pending ? <> · waiting {formatDuration(now - new Date(approval.createdAt).getTime())}</> : null}
+        </p>
+      </header>
+
+      {late ? (
+        <p role="alert" data-testid="late-decision" className="rounded border border-amber-400 bg-amber-50 p-3 text-sm font-medium text-amber-950">
+          {describeLate(late)}
+        </p>
+      ) : null}
+      <DecisionBanner approval={approval} myEmail={operator.email} />
+
+      <dl className="grid grid-cols-[8rem_1fr] gap-x-3 gap-y-1 text-sm">
+        <dt className="text-slate-500">Session</dt>
+        <dd>
+          <Link href={`/sessions/${approval.sessionId}?task=${approval.taskId}`} className="underline decoration-slate-300 hover:decoration-slate-900">
+            {sessionLabel?.(approval.sessionId) ?? approval.sessionId}
+          </Link>
+        </dd>
+        <dt className="text-slate-500">Requested</dt>
+        <dd>{formatTime(approval.createdAt)}</dd>
+        <dt className="text-slate-500">Expires</dt>
+        <dd>
+          <Expiry approval={approval} />
+        </dd>
+        <dt className="text-slate-500">Approval</dt>
+        <dd className="font-mono text-xs leading-5">{approval.approvalId}</dd>
+      </dl>
+
+      <section aria-labelledby="reason-heading">
+        <h3 id="reason-heading" className="text-xs font-semibold uppercase tracking-wide text-slate-500">
+          Reason
+        </h3>
+        <p className="mt-1 text-sm whitespace-pre-wrap">{approval.reason ?? <span className="text-slate-400">The agent gave no reason.</span>}</p>
+      </section>
+
+      {pending && canDecide(operator) ? (
+        <DecisionPanel key={approval.approvalId} ref={ref} approval={approval} myEmail={operator.email} onLateDecision={setLate} onDecided={(action) => onDecided?.(action)} />
+      ) : pending ? (
+        <p className="rounded border border-slate-200 bg-slate-100 p-2 text-sm text-slate-700">
+          You have the viewer role: you can follow approvals but not decide them.
+        </p>
+      ) : null}
+
+      <section aria-labelledby="args-heading">
+        <h3 id="args-heading" className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">
+          {showComparison ? "Arguments: proposed, approved, executed" : "Proposed arguments"}
+        </h3>
+        {showComparison ? (
+          <ArgsComparison proposed={approval.args} approved={approval.approvedArgs} executed={approval.executedArgs} executedAt={approval.executedAt} />
+        ) : (
+          <JsonView value={approval.args} label="Proposed arguments" className="max-h-80" />
+        )}
+      </section>
+
+      <section aria-labelledby="chain-heading">
+        <h3 id="chain-heading" className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">
+          Call chain
+        </h3>
+        <RequestChain requestId={approval.requestId} sessionId={approval.sessionId} />
+      </section>
+    </article>
+  );
+});

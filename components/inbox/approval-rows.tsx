@@ -1,0 +1,89 @@
+"use client";
+// Rows of the inbox lists: fixed height (the list is virtualized and must not
+// shift), every fact in words, pending rows ticking their waited and expiry times.
+import { memo } from "react";
+import { formatDuration, formatTime, useNow } from "@/lib/format";
+import type { ApprovalItem } from "@/lib/types";
+import { ACTION_LABEL, StatusBadge } from "../ui";
+
+export const ROW_HEIGHT = 60;
+
+interface RowProps {
+  approval: ApprovalItem;
+  sessionLabel: string;
+  current: boolean;
+  checked: boolean;
+  checkable: boolean;
+  onOpen(id: string): void;
+  onToggle(id: string): void;
+}
+
+function PendingTimes({ approval }: { approval: ApprovalItem }) {
+  const now = useNow();
+  const waited = now - new Date(approval.createdAt).getTime();
+  const left = approval.expiresAt ? new Date(approval.expiresAt).getTime() - now : null;
+  return (
+    <div className="w-36 shrink-0 text-right text-xs leading-5">
+      <div>
+        <span className="text-slate-500">waited </span>
+        <span className="font-medium tabular-nums">{formatDuration(waited)}</span>
+      </div>
+      <div className={left !== null && left < 60_000 ? "font-semibold text-red-700" : "text-slate-500"}>
+        {left === null ? "no expiry" : left <= 0 ? "expiring now" : <>expires in <span className="tabular-nums">{formatDuration(left)}</span>{approval.onTimeout === "approve" ? " → auto-approve" : ""}</>}
+      </div>
+    </div>
+  );
+}
+
+export const PendingRow = memo(function PendingRow({ approval, sessionLabel, current, checked, checkable, onOpen, onToggle }: RowProps) {
+  const label = `${approval.tool} by ${approval.agent}`;
+  return (
+    <div
+      data-approval-id={approval.approvalId}
+      style={{ height: ROW_HEIGHT }}
+      className={`flex items-center gap-3 border-b border-slate-200 px-3 ${current ? "bg-sky-50 ring-2 ring-inset ring-sky-500" : "bg-white hover:bg-slate-50"}`}
+    >
+      {checkable ? (
+        <input type="checkbox" checked={checked} onChange={() => onToggle(approval.approvalId)} aria-label={`Select ${label}`} className="h-4 w-4 shrink-0" />
+      ) : null}
+      <button type="button" onClick={() => onOpen(approval.approvalId)} aria-current={current ? "true" : undefined} aria-label={`Open ${label}`} className="flex min-w-0 flex-1 items-center gap-3 text-left">
+        <div className="min-w-0 flex-1">
+          <div className="truncate font-mono text-sm font-semibold">{approval.tool}</div>
+          <div className="truncate text-xs text-slate-600">
+            <span className="font-medium text-slate-800">{approval.agent}</span> · {sessionLabel}
+          </div>
+        </div>
+        <PendingTimes approval={approval} />
+      </button>
+    </div>
+  );
+});
+
+export const HistoryRow = memo(function HistoryRow({ approval, sessionLabel, current, onOpen }: RowProps) {
+  const decision = approval.decision;
+  return (
+    <div
+      data-approval-id={approval.approvalId}
+      style={{ height: ROW_HEIGHT }}
+      className={`flex items-center gap-3 border-b border-slate-200 px-3 ${current ? "bg-sky-50 ring-2 ring-inset ring-sky-500" : "bg-white hover:bg-slate-50"}`}
+    >
+      <button type="button" onClick={() => onOpen(approval.approvalId)} aria-current={current ? "true" : undefined} aria-label={`Open ${approval.tool} by ${approval.agent}`} className="flex min-w-0 flex-1 items-center gap-3 text-left">
+        <div className="w-24 shrink-0">
+          <StatusBadge status={approval.status} />
+        </div>
+        <div className="min-w-0 flex-1">
+          <div className="truncate font-mono text-sm font-semibold">{approval.tool}</div>
+          <div className="truncate text-xs text-slate-600">
+            <span className="font-medium text-slate-800">{approval.agent}</span> · {sessionLabel}
+          </div>
+        </div>
+        <div className="w-56 shrink-0 text-right text-xs leading-5">
+          <div className="truncate">
+            {decision ? ACTION_LABEL[decision.action] : approval.status.toLowerCase()} by <span className="font-medium">{decision?.decidedBy ?? "—"}</span>
+          </div>
+          <div className="text-slate-500 tabular-nums">{formatTime(decision?.decidedAt)}</div>
+        </div>
+      </button>
+    </div>
+  );
+});

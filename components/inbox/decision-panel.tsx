@@ -1,0 +1,234 @@
+"use client";
+// The decision controls of one pending approval: approve, reject with a message,
+// edit the arguments (a JSON editor that refuses invalid JSON before sending),
+// respond with a text answer. Only the actions the agent allowed are offered.
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { forwardRef, useEffect, useImperativeHandle, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { alreadyDecided, errorMessage, type AlreadyDecided } from "@/lib/errors";
+import { useTRPC } from "@/lib/trpc";
+import type { ApprovalItem, DecisionAction } from "@/lib/types";
+import { prettyJson } from "../ui";
+
+export interface DecisionPanelHandle {
+  approve(): void;
+  open(mode: "reject" | "edit" | "respond"): void;
+}
+
+type Mode = "reject" | "edit" | "respond" | null;
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false; message: string } {
+  if (!text.trim()) return { ok: false, message: "the arguments are empty; write a JSON value" };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, message: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+export const DecisionPanel = forwardRef<
+  DecisionPanelHandle,
+  {
+    approval: ApprovalItem;
+    myEmail: string;
+    onLateDecision(notice: AlreadyDecided): void;
+    onDecided(action: DecisionAction): void;
+  }
+>(function DecisionPanel({ approval, myEmail, onLateDecision, onDecided }, ref) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [mode, setMode] = useState<Mode>(null);
+  const [message, setMessage] = useState("");
+  const [answer, setAnswer] = useState("");
+  const [editText, setEditText] = useState(() => prettyJson(approval.args));
+  const [failure, setFailure] = useState<string | null>(null);
+  const messageRef = useRef<HTMLTextAreaElement>(null);
+  const editRef = useRef<HTMLTextAreaElement>(null);
+  const answerRef = useRef<HTMLTextAreaElement>(null);
+  const allow = new Set(approval.allow);
+
+  const decide = useMutation(
+    trpc.approval.decide.mutationOptions({
+      onSuccess: (result, input) => {
+        // The same decision as an earlier one returns the stored one: if it was
+        // someone else's, this click was late too.
+        if (result.decision.decidedBy !== myEmail) {
+          onLateDecision({ decidedBy: result.decision.decidedBy, decidedAt: result.decision.decidedAt, action: result.decision.action, status: result.status });
+        } else {
+          onDecided(input.action);
+        }
+        setMode(null);
+      },
+      onError: (error) => {
+        const late = alreadyDecided(error);
+        if (late) {
+          onLateDecision(late);
+          setMode(null);
+        } else {
+          setFailure(`${errorMessage(error)}. Nothing was decided; fix this and try again.`);
+        }
+      },
+      onSettled: () => queryClient.invalidateQueries({ queryKey: trpc.approval.pathKey() }),
+    }),
+  );
+
+  const parsed = parseJson(editText);
+
+  useImperativeHandle(ref, () => ({
+    approve: () => {
+      if (allow.has("approve") && !decide.isPending) submit("approve");
+    },
+    open: (next) => {
+      if (!allow.has(next)) return;
+      setMode(next);
+    },
+  }));
+
+  useEffect(() => {
+    if (mode === "reject") messageRef.current?.focus();
+    if (mode === "edit") editRef.current?.focus();
+    if (mode === "respond") answerRef.current?.focus();
+  }, [mode]);
+
+  function submit(action: DecisionAction) {
+    setFailure(null);
+    if (action === "approve") decide.mutate({ approvalId: approval.approvalId, action });
+    if (action === "reject") decide.mutate({ approvalId: approval.approvalId, action, ...(message.trim() ? { message: message.trim() } : {}) });
+    if (action === "respond") {
+      if (!answer.trim()) {
+        setFailure("Write the answer the agent gets back before sending.");
+        return;
+      }
+      decide.mutate({ approvalId: approval.approvalId, action, message: answer.trim() });
+    }
+    if (action === "edit") {
+      if (!parsed.ok) {
+        setFailure("The edited arguments are not valid JSON; nothing was sent.");
+        return;
+      }
+      decide.mutate({ approvalId: approval.approvalId, action, args: parsed.value as never });
+    }
+  }
+
+  const onFormKey = (action: DecisionAction) => (event: KeyboardEvent) => {
+    if (event.key === "Enter" && (event.metaKey || event.ctrlKey)) {
+      event.preventDefault();
+      submit(action);
+    }
+    if (event.key === "Escape") {
+      event.preventDefault();
+      setMode(null);
+    }
+  };
+  const onSubmit = (action: DecisionAction) => (event: FormEvent) => {
+    event.preventDefault();
+    submit(action);
+  };
+
+  const busy = decide.isPending;
+  const button = "rounded px-3 py-1.5 text-sm font-medium disabled:cursor-not-allowed disabled:opacity-50";
+
+  return (
+    <section aria-label="Decision" className="space-y-3">
+      <div className="flex flex-wrap gap-2">
+        {allow.has("approve") ? (
+          <button type="button" disabled={busy} onClick={() => submit("approve")} className={`${button} bg-emerald-700 text-white hover:bg-emerald-800`} aria-keyshortcuts="a">
+            Approve <kbd className="ml-1 text-xs opacity-70">a</kbd>
+          </button>
+        ) : null}
+        {allow.has("reject") ? (
+          <button type="button" disabled={busy} onClick={() => setMode(mode === "reject" ? null : "reject")} aria-expanded={mode === "reject"} className={`${button} border border-red-300 bg-white text-red-800 hover:bg-red-50`} aria-keyshortcuts="r">
+            Reject… <kbd className="ml-1 text-xs opacity-70">r</kbd>
+          </button>
+        ) : null}
+        {allow.has("edit") ? (
+          <button type="button" disabled={busy} onClick={() => setMode(mode === "edit" ? null : "edit")} aria-expanded={mode === "edit"} className={`${button} border border-slate-300 bg-white text-slate-800 hover:bg-slate-50`} aria-keyshortcuts="e">
+            Edit arguments… <kbd className="ml-1 text-xs opacity-70">e</kbd>
+          </button>
+        ) : null}
+        {allow.has("respond") ? (
+          <button type="button" disabled={busy} onClick={() => setMode(mode === "respond" ? null : "respond")} aria-expanded={mode === "respond"} className={`${button} border border-slate-300 bg-white text-slate-800 hover:bg-slate-50`}>
+            Respond instead…
+          </button>
+        ) : null}
+      </div>
+
+      {mode === "reject" ? (
+        <form onSubmit={onSubmit("reject")} className="space-y-2 rounded border border-red-200 bg-red-50/50 p-3">
+          <label className="block text-sm font-medium" htmlFor="reject-message">
+            Message to the agent (why it is rejected)
+          </label>
+          <textarea id="reject-message" ref={messageRef} rows={3} value={message} onChange={(event) => setMessage(event.target.value)} onKeyDown={onFormKey("reject")} className="block w-full rounded border border-slate-300 bg-white p-2 text-sm" />
+          <div className="flex items-center gap-2">
+            <button type="submit" disabled={busy} className={`${button} bg-red-700 text-white hover:bg-red-800`}>
+              Reject
+            </button>
+            <button type="button" onClick={() => setMode(null)} className={`${button} text-slate-600`}>
+              Cancel
+            </button>
+            <span className="text-xs text-slate-500">Ctrl+Enter sends, Esc cancels</span>
+          </div>
+        </form>
+      ) : null}
+
+      {mode === "edit" ? (
+        <form onSubmit={onSubmit("edit")} className="space-y-2 rounded border border-slate-300 bg-white p-3">
+          <label className="block text-sm font-medium" htmlFor="edit-args">
+            Edited arguments (JSON)
+          </label>
+          <textarea
+            id="edit-args"
+            ref={editRef}
+            rows={Math.min(18, Math.max(6, editText.split("\n").length + 1))}
+            spellCheck={false}
+            value={editText}
+            onChange={(event) => setEditText(event.target.value)}
+            onKeyDown={onFormKey("edit")}
+            aria-invalid={!parsed.ok}
+            aria-describedby="edit-args-status"
+            className={`block w-full rounded border p-2 font-mono text-xs leading-5 ${parsed.ok ? "border-slate-300" : "border-red-500 bg-red-50/40"}`}
+          />
+          <p id="edit-args-status" role={parsed.ok ? undefined : "alert"} className={`min-h-5 text-xs ${parsed.ok ? "text-emerald-700" : "text-red-700"}`}>
+            {parsed.ok ? "Valid JSON." : `Invalid JSON, not sent: ${parsed.message}`}
+          </p>
+          <div className="flex flex-wrap items-center gap-2">
+            <button type="submit" disabled={busy || !parsed.ok} className={`${button} bg-emerald-700 text-white hover:bg-emerald-800`}>
+              Approve with edits
+            </button>
+            <button type="button" disabled={!parsed.ok} onClick={() => parsed.ok && setEditText(prettyJson(parsed.value))} className={`${button} border border-slate-300 text-slate-700`}>
+              Format
+            </button>
+            <button type="button" onClick={() => setEditText(prettyJson(approval.args))} className={`${button} text-slate-600`}>
+              Reset to proposed
+            </button>
+            <button type="button" onClick={() => setMode(null)} className={`${button} text-slate-600`}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      ) : null}
+
+      {mode === "respond" ? (
+        <form onSubmit={onSubmit("respond")} className="space-y-2 rounded border border-slate-300 bg-white p-3">
+          <label className="block text-sm font-medium" htmlFor="respond-answer">
+            Answer returned to the agent (the tool does not run)
+          </label>
+          <textarea id="respond-answer" ref={answerRef} rows={3} value={answer} onChange={(event) => setAnswer(event.target.value)} onKeyDown={onFormKey("respond")} className="block w-full rounded border border-slate-300 p-2 text-sm" />
+          <div className="flex items-center gap-2">
+            <button type="submit" disabled={busy || !answer.trim()} className={`${button} bg-slate-900 text-white`}>
+              Send answer
+            </button>
+            <button type="button" onClick={() => setMode(null)} className={`${button} text-slate-600`}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      ) : null}
+
+      {failure ? (
+        <p role="alert" className="rounded border border-red-200 bg-red-50 p-2 text-sm text-red-800">
+          {failure}
+        </p>
+      ) : null}
+    </section>
+  );
+});
