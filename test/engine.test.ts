@@ -256,6 +256,39 @@ describe("idempotency and timeouts", () => {
   });
 });
 
+describe("trace", () => {
+  it("trace: events are stored in order, split into interaction history and execution trace", async () => {
+    const agent = agentCaller(app.deps);
+    const operator = await operatorCaller(app.deps);
+    const { sessionId } = await agent.session.open({});
+    const begun = await agent.request.begin({ sessionId, agent: "searcher", input: { q: "refund" } });
+    const before = Date.now();
+    expect(
+      await agent.request.trace({
+        requestId: begun.requestId,
+        events: [
+          { type: "tool_call", name: "search", data: { query: "refund", nested: { list: [1, 2] } } },
+          { type: "tool_result", name: "search", data: { hits: 3 } },
+          { type: "message", data: "it's 'quoted' \u2014 fine" },
+          { type: "note" },
+        ],
+      }),
+    ).toEqual({ accepted: 4 });
+    const { events } = await operator.task.timeline({ taskId: begun.taskId });
+    expect(events.map((event) => [event.category, event.type, event.name])).toEqual([
+      ["INTERACTION", "invocation", "searcher"],
+      ["EXECUTION", "tool_call", "search"],
+      ["EXECUTION", "tool_result", "search"],
+      ["INTERACTION", "message", null],
+      ["EXECUTION", "note", null],
+    ]);
+    expect(events[1]!.data).toEqual({ query: "refund", nested: { list: [1, 2] } });
+    expect(events[3]!.data).toBe("it's 'quoted' \u2014 fine");
+    expect(events[4]!.data).toBeNull();
+    expect(Math.abs(Date.parse(events[1]!.at) - before)).toBeLessThan(5_000);
+  });
+});
+
 describe("bad input", () => {
   it("bad input: unknown ids are NOT_FOUND", async () => {
     const agent = agentCaller(app.deps);

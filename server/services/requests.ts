@@ -222,20 +222,19 @@ export async function traceRequest(deps: ServiceDeps, agent: AgentPrincipal, req
     select: { id: true, sessionId: true, taskId: true },
   });
   if (!request) throw notFound("request", requestId);
+  // One multi-row INSERT: ingest is a hot path, and Prisma's createMany
+  // compiles a new plan for every batch size.
   const now = deps.now();
-  const { count } = await deps.prisma.traceEvent.createMany({
-    data: events.map((event) => ({
-      workspaceId: agent.workspaceId,
-      sessionId: request.sessionId,
-      taskId: request.taskId,
-      requestId,
-      category: INTERACTION_TYPES.has(event.type) ? ("INTERACTION" as const) : ("EXECUTION" as const),
-      type: event.type,
-      name: event.name ?? null,
-      data: json(event.data),
-      createdAt: now,
-    })),
+  const params: unknown[] = [agent.workspaceId, request.sessionId, request.taskId, requestId, now];
+  const rows = events.map((event) => {
+    const at = params.length;
+    params.push(INTERACTION_TYPES.has(event.type) ? "INTERACTION" : "EXECUTION", event.type, event.name ?? null, event.data === undefined ? null : JSON.stringify(event.data));
+    return `($1, $2, $3, $4, $${at + 1}::"TraceCategory", $${at + 2}, $${at + 3}, $${at + 4}::jsonb, $5)`;
   });
+  const count = await deps.prisma.$executeRawUnsafe(
+    `INSERT INTO "TraceEvent" ("workspaceId", "sessionId", "taskId", "requestId", category, type, name, data, "createdAt") VALUES ${rows.join(", ")}`,
+    ...params,
+  );
   return { accepted: count };
 }
 

@@ -1,0 +1,279 @@
+// npm run bench: measures the engine's targets against a Tollgate server in a
+// separate process (real HTTP and socket.io), on the embedded database and on
+// PostgreSQL, and writes bench/results.md with the machine's size.
+import { writeFile } from "node:fs/promises";
+import os from "node:os";
+import pg from "pg";
+import { io, type Socket } from "socket.io-client";
+import { createTRPCClient, httpLink } from "@trpc/client";
+import type { AppRouter } from "../server/api/router.ts";
+import { createTollgate } from "../sdk/index.ts";
+import { percentile, spread } from "./stats.ts";
+import { startBenchServer, type BenchServer } from "./server.ts";
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const ROUND_TRIPS = Number(process.env.BENCH_ROUND_TRIPS ?? 300);
+const SUSTAINED_SECONDS = Number(process.env.BENCH_SUSTAINED_SECONDS ?? 8);
+const now = () => performance.now();
+
+interface Operator {
+  client: ReturnType<typeof createTRPCClient<AppRouter>>;
+  socket: Socket;
+  close(): void;
+}
+
+async function connectOperator(server: BenchServer): Promise<Operator> {
+  const login = await fetch(`${server.url}/api/trpc/auth.login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email: server.admin.email, password: server.admin.password }),
+  });
+  const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
+  const client = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${server.url}/api/trpc`, headers: { cookie } })] });
+  const token = cookie.split("=")[1]!;
+  const socket = io(server.url, { path: "/socket.io", auth: { token }, transports: ["websocket"] });
+  await new Promise<void>((resolve, reject) => {
+    socket.once("connect", () => resolve());
+    socket.once("connect_error", reject);
+  });
+  return { client, socket, close: () => socket.close() };
+}
+
+/** Resolves when the socket sees an event matching `match`. */
+function nextEvent<T>(socket: Socket, name: string, match: (payload: T) => boolean): Promise<T> {
+  return new Promise((resolve) => {
+    const listener = (payload: T) => {
+      if (!match(payload)) return;
+      socket.off(name, listener);
+      resolve(payload);
+    };
+    socket.on(name, listener);
+  });
+}
+
+async function roundTrips(server: BenchServer, operator: Operator, count: number): Promise<number[]> {
+  const sdk = createTollgate({ url: server.url, apiKey: server.agentKey });
+  const { sessionId } = await sdk.openSession({ title: "bench: round trips" });
+  const request = await sdk.begin({ sessionId, agent: "bench-agent" });
+  const samples: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const started = now();
+    const requested = nextEvent<{ approvalId: string }>(operator.socket, "approval:requested", () => true);
+    const asked = await sdk.client.approval.request.mutate({ requestId: request.requestId, tool: "send_email", args: { i } });
+    const waiting = sdk.client.approval.await.query({ approvalId: asked.approvalId, timeoutMs: 30_000 });
+    const pushed = await requested;
+    await operator.client.approval.decide.mutate({ approvalId: pushed.approvalId, action: "approve" });
+    const result = await waiting;
+    if (result.status !== "APPROVED") throw new Error(`round trip ${i} ended ${result.status}`);
+    samples.push(now() - started);
+  }
+  return samples;
+}
+
+async function cascade(server: BenchServer, operator: Operator, depth: number) {
+  const sdk = createTollgate({ url: server.url, apiKey: server.agentKey });
+  const { sessionId } = await sdk.openSession({ title: `bench: cascade ${depth}` });
+  const ids: string[] = [];
+  let parent: string | undefined;
+  for (let level = 0; level < depth; level++) {
+    const begun = await sdk.begin({ sessionId, agent: `level-${level}`, parentRequestId: parent });
+    ids.push(begun.requestId);
+    parent = begun.requestId;
+  }
+  const statuses = new Map(ids.map((id) => [id, "RUNNING"]));
+  const reached = (status: string) =>
+    new Promise<void>((resolve) => {
+      const listener = (event: { requestId: string; status: string }) => {
+        if (!statuses.has(event.requestId)) return;
+        statuses.set(event.requestId, event.status);
+        if ([...statuses.values()].every((value) => value === status)) {
+          operator.socket.off("request:updated", listener);
+          resolve();
+        }
+      };
+      operator.socket.on("request:updated", listener);
+    });
+  const paused = reached("PAUSED");
+  const started = now();
+  const asked = await sdk.client.approval.request.mutate({ requestId: parent!, tool: "rm", args: {} });
+  await paused;
+  const pausedMs = now() - started;
+  const running = reached("RUNNING");
+  const resumeStarted = now();
+  await operator.client.approval.decide.mutate({ approvalId: asked.approvalId, action: "approve" });
+  await running;
+  return { pausedMs, resumedMs: now() - resumeStarted };
+}
+
+async function sustained(server: BenchServer, operator: Operator, agents: number, seconds: number) {
+  const sdk = createTollgate({ url: server.url, apiKey: server.agentKey });
+  const { sessionId } = await sdk.openSession({ title: "bench: sustained" });
+  const decidedBy = new Map<string, number>();
+  const onRequested = (event: { approvalId: string }) => {
+    decidedBy.set(event.approvalId, (decidedBy.get(event.approvalId) ?? 0) + 1);
+    void operator.client.approval.decide.mutate({ approvalId: event.approvalId, action: "approve" }).catch(() => undefined);
+  };
+  operator.socket.on("approval:requested", onRequested);
+  const deadline = now() + seconds * 1000;
+  const started = now();
+  let completed = 0;
+  let lost = 0;
+  const seen = new Set<string>();
+  let duplicated = 0;
+  await Promise.all(
+    Array.from({ length: agents }, async (_, agentIndex) => {
+      const request = await sdk.begin({ sessionId, agent: `agent-${agentIndex}` });
+      while (now() < deadline) {
+        const asked = await sdk.client.approval.request.mutate({ requestId: request.requestId, tool: "t", args: { agentIndex } });
+        const result = await sdk.client.approval.await.query({ approvalId: asked.approvalId, timeoutMs: 30_000 });
+        if (result.status !== "APPROVED") lost += 1;
+        else if (seen.has(asked.approvalId)) duplicated += 1;
+        else {
+          seen.add(asked.approvalId);
+          completed += 1;
+        }
+      }
+    }),
+  );
+  const elapsed = (now() - started) / 1000;
+  operator.socket.off("approval:requested", onRequested);
+  const audited = await operator.client.audit.list.query({ action: "approval.decided", limit: 1000 });
+  const decidedTwice = [...decidedBy.values()].filter((count) => count > 1).length;
+  return { perSecond: completed / elapsed, completed, lost, duplicated: duplicated + decidedTwice, auditedSample: audited.items.length };
+}
+
+async function traceIngest(server: BenchServer, seconds: number) {
+  const sdk = createTollgate({ url: server.url, apiKey: server.agentKey });
+  const { sessionId } = await sdk.openSession({ title: "bench: trace" });
+  const request = await sdk.begin({ sessionId, agent: "tracer" });
+  const batch = Array.from({ length: 100 }, (_, i) => ({ type: "tool_call", name: "search", data: { query: `q${i}`, page: i } }));
+  const deadline = now() + seconds * 1000;
+  const started = now();
+  let events = 0;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (now() < deadline) events += (await request.trace(batch)).accepted;
+    }),
+  );
+  return events / ((now() - started) / 1000);
+}
+
+interface TargetResults {
+  label: string;
+  rtP50: number[];
+  rtP99: number[];
+  depth: Record<number, { paused: number[]; resumed: number[] }>;
+  sustained: { perSecond: number; completed: number; lost: number; duplicated: number }[];
+  trace: number[];
+}
+
+async function measure(label: string, databaseUrl?: string): Promise<TargetResults> {
+  const results: TargetResults = { label, rtP50: [], rtP99: [], depth: { 1: { paused: [], resumed: [] }, 5: { paused: [], resumed: [] }, 10: { paused: [], resumed: [] } }, sustained: [], trace: [] };
+  for (let run = 1; run <= RUNS; run++) {
+    const server = await startBenchServer(databaseUrl);
+    const operator = await connectOperator(server);
+    try {
+      await roundTrips(server, operator, 30); // warm-up
+      const samples = await roundTrips(server, operator, ROUND_TRIPS);
+      results.rtP50.push(percentile(samples, 50));
+      results.rtP99.push(percentile(samples, 99));
+      for (const depth of [1, 5, 10]) {
+        const repeats = [];
+        for (let i = 0; i < 15; i++) repeats.push(await cascade(server, operator, depth));
+        results.depth[depth]!.paused.push(percentile(repeats.map((r) => r.pausedMs), 50));
+        results.depth[depth]!.resumed.push(percentile(repeats.map((r) => r.resumedMs), 50));
+      }
+      results.sustained.push(await sustained(server, operator, 50, SUSTAINED_SECONDS));
+      results.trace.push(await traceIngest(server, 4));
+      console.log(`${label} run ${run}/${RUNS}: round trip p50 ${results.rtP50.at(-1)!.toFixed(2)} ms, p99 ${results.rtP99.at(-1)!.toFixed(2)} ms, sustained ${results.sustained.at(-1)!.perSecond.toFixed(0)}/s, trace ${results.trace.at(-1)!.toFixed(0)}/s`);
+    } finally {
+      operator.close();
+      await server.stop();
+    }
+  }
+  return results;
+}
+
+async function postgresUrl(): Promise<{ url: string; drop(): Promise<void> } | null> {
+  const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://root@127.0.0.1:5432/postgres";
+  const admin = new pg.Client({ connectionString: adminUrl });
+  try {
+    await admin.connect();
+  } catch {
+    return null;
+  }
+  const name = `tollgate_bench_${process.pid}`;
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const dropper = new pg.Client({ connectionString: adminUrl });
+      await dropper.connect();
+      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await dropper.end();
+    },
+  };
+}
+
+function verdict(ok: boolean) {
+  return ok ? "met" : "**missed**";
+}
+
+function report(targets: TargetResults[], extra: string): string {
+  const lines: string[] = [];
+  const cpu = os.cpus()[0]?.model ?? "unknown CPU";
+  lines.push("# Benchmark results", "");
+  lines.push(`Machine: ${os.cpus().length} cores (${cpu}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory, Node ${process.version}, ${os.platform()} ${os.release()}.`);
+  lines.push(`Measured ${new Date().toISOString()} with \`npm run bench\`: the server runs in its own process; clients talk real HTTP and socket.io over loopback.`);
+  lines.push(`Each figure is the median over ${RUNS} runs on a fresh database, with the range (min–max) across runs in parentheses. Round trips: ${ROUND_TRIPS} per run after 30 warm-up; cascades: median of 15 per depth per run.`, "");
+  for (const target of targets) {
+    const embedded = target.label.startsWith("embedded");
+    lines.push(`## ${target.label}`, "");
+    lines.push("| figure | result | target |", "|---|---|---|");
+    const p50 = spread(target.rtP50, 2);
+    const p99 = spread(target.rtP99, 2);
+    const medianOf = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+    lines.push(`| approval round trip p50 (ms) | ${p50} | ≤ 5${embedded ? ` — ${verdict(medianOf(target.rtP50) <= 5)}` : ""} |`);
+    lines.push(`| approval round trip p99 (ms) | ${p99} | ≤ 25${embedded ? ` — ${verdict(medianOf(target.rtP99) <= 25)}` : ""} |`);
+    for (const depth of [1, 5, 10]) {
+      lines.push(`| cascade depth ${depth}: until root PAUSED (ms) | ${spread(target.depth[depth]!.paused, 2)} | |`);
+      lines.push(`| cascade depth ${depth}: until all RUNNING (ms) | ${spread(target.depth[depth]!.resumed, 2)} | |`);
+    }
+    const ratioPaused = medianOf(target.depth[10]!.paused) / medianOf(target.depth[1]!.paused);
+    const ratioResumed = medianOf(target.depth[10]!.resumed) / medianOf(target.depth[1]!.resumed);
+    lines.push(`| depth 10 ÷ depth 1 (pause / resume) | ${ratioPaused.toFixed(2)} / ${ratioResumed.toFixed(2)} | ≤ 2${embedded ? ` — ${verdict(ratioPaused <= 2 && ratioResumed <= 2)}` : ""} |`);
+    const perSecond = target.sustained.map((s) => s.perSecond);
+    lines.push(`| sustained round trips/s, 50 concurrent agents | ${spread(perSecond, 0)} | ≥ 200${embedded ? ` — ${verdict(medianOf(perSecond) >= 200)}` : ""} |`);
+    lines.push(`| lost / duplicated decisions (all runs) | ${target.sustained.reduce((n, s) => n + s.lost, 0)} / ${target.sustained.reduce((n, s) => n + s.duplicated, 0)} of ${target.sustained.reduce((n, s) => n + s.completed, 0)} | 0 / 0 |`);
+    lines.push(`| trace events ingested/s (batches of 100, 4 writers) | ${spread(target.trace, 0)} | ≥ 5,000${embedded ? ` — ${verdict(medianOf(target.trace) >= 5000)}` : ""} |`, "");
+  }
+  lines.push(extra);
+  return lines.join("\n") + "\n";
+}
+
+const targets: TargetResults[] = [await measure("embedded (PGlite)")];
+const postgres = await postgresUrl();
+if (postgres) {
+  try {
+    targets.push(await measure("PostgreSQL", postgres.url));
+  } finally {
+    await postgres.drop();
+  }
+} else {
+  console.log("PostgreSQL is not reachable; measuring the embedded database only");
+}
+let extra = "";
+try {
+  const reportModule = "./thread-state-report.ts";
+  const { threadStateSection } = (await import(reportModule)) as { threadStateSection: () => Promise<string> };
+  extra = await threadStateSection();
+} catch (error) {
+  if ((error as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND") throw error;
+}
+const notes = await import("node:fs/promises").then((fs) => fs.readFile("bench/NOTES.md", "utf8").catch(() => ""));
+await writeFile("bench/results.md", report(targets, extra + (notes ? `\n${notes}` : "")));
+console.log("wrote bench/results.md");

@@ -1,0 +1,80 @@
+// A Tollgate server in its own process for the benchmark, on a fresh database.
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+export interface BenchServer {
+  url: string;
+  agentKey: string;
+  admin: { email: string; password: string };
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function resetPostgres(databaseUrl: string) {
+  const { default: pg } = await import("pg");
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  await client.query("DROP SCHEMA public CASCADE; CREATE SCHEMA public;");
+  await client.end();
+}
+
+export async function startBenchServer(databaseUrl?: string): Promise<BenchServer> {
+  if (databaseUrl) await resetPostgres(databaseUrl);
+  const port = await freePort();
+  const dataDir = await mkdtemp(path.join(tmpdir(), "tollgate-bench-"));
+  const admin = { email: "bench@example.com", password: "bench password" };
+  const agentKey = "tgk_bench_agent_key_0000000000";
+  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      TOLLGATE_DATA_DIR: dataDir,
+      DATABASE_URL: databaseUrl ?? "",
+      REDIS_URL: "",
+      TOLLGATE_CONSOLE: "off",
+      TOLLGATE_ADMIN_EMAIL: admin.email,
+      TOLLGATE_ADMIN_PASSWORD: admin.password,
+      TOLLGATE_AGENT_KEY: agentKey,
+      TOLLGATE_LOG_LEVEL: "warn",
+    },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`bench server exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) break;
+    } catch {
+      // starting
+    }
+    if (Date.now() > deadline) throw new Error("bench server did not start");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    url,
+    agentKey,
+    admin,
+    async stop() {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
