@@ -1,5 +1,5 @@
 // Smoke test of the built server: an agent opens a session over HTTP, and an
-// operator logs in to the console and sees it live.
+// operator logs in to the console (landing on the approval inbox) and sees it.
 import { expect, test } from "@playwright/test";
 import { ADMIN_EMAIL, ADMIN_IDENTITY, ADMIN_PASSWORD, AGENT_KEY, BASE_URL } from "./fixtures";
 
@@ -36,6 +36,9 @@ test("an operator who logs in sees the session an agent just opened, with live u
   await expect(connection).toHaveText("Live");
   await expect(connection).toHaveAccessibleName("Connection: Live");
 
+  // The landing page is the approval inbox; the session is on the Sessions page.
+  await expect(page.getByRole("tab", { name: /^Pending/ })).toHaveAttribute("aria-selected", "true");
+  await page.getByRole("link", { name: "Sessions" }).click();
   const sessions = page.getByRole("table", { name: "Sessions" });
   await expect(sessions.getByRole("row").filter({ hasText: title }).getByRole("cell").first()).toHaveText(title);
 });

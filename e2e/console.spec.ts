@@ -1,0 +1,80 @@
+// The rest of the console: not-found pages for unknown ids, an expired session
+// sent to log in and brought back to the same URL, the audit log with its
+// hash-chain verdict, and state diffs between versions.
+import { expect, test } from "@playwright/test";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, BASE_URL } from "./fixtures";
+import { agentCall, finalScreenshot, inboxRow, logIn, requestApproval, unique } from "./helpers";
+
+test("unknown ids in the URL show the not-found page", async ({ page }, testInfo) => {
+  await logIn(page);
+  for (const path of ["/sessions/ses_doesnotexist0", "/approvals/apr_doesnotexist0", "/sessions/not-an-id", "/no/such/page"]) {
+    await page.goto(path);
+    await expect(page.getByRole("heading", { name: "Not found" })).toBeVisible();
+  }
+  await finalScreenshot(page, testInfo, "not-found");
+});
+
+test("an expired session goes to the login page keeping the URL, and logging in returns there", async ({ page, context }, testInfo) => {
+  const tool = unique("scale_cluster");
+  const pending = await requestApproval({ tool });
+  await logIn(page);
+  await page.goto(`/?approval=${pending.approvalId}`);
+  await expect(page.getByRole("region", { name: "Approval detail" }).getByRole("heading", { name: tool })).toBeVisible();
+
+  // Revoke the session on the server but keep the (now dead) cookie, as an expiry does.
+  const cookies = await context.cookies();
+  expect((await page.request.post("/api/trpc/auth.logout")).status()).toBe(200);
+  await context.addCookies(cookies);
+
+  // The next refetch (here: pushed by a new approval) is refused and sends the operator to log in.
+  await requestApproval({ tool: unique("another_tool") });
+  await expect(page).toHaveURL(`${BASE_URL}/login?next=${encodeURIComponent(`/?approval=${pending.approvalId}`)}`);
+  await page.getByLabel("Email").fill(ADMIN_EMAIL);
+  await page.getByLabel("Password").fill(ADMIN_PASSWORD);
+  await page.getByRole("button", { name: "Log in" }).click();
+  await expect(page).toHaveURL(`${BASE_URL}/?approval=${pending.approvalId}`);
+  await expect(page.getByRole("region", { name: "Approval detail" }).getByRole("heading", { name: tool })).toBeVisible();
+  await finalScreenshot(page, testInfo, "back-after-login");
+});
+
+test("the audit log lists decisions with who made them, filterable, and shows the hash chain intact", async ({ page }, testInfo) => {
+  const tool = unique("audited_tool");
+  const pending = await requestApproval({ tool });
+  await logIn(page);
+  await inboxRow(page, tool).click();
+  await page.getByRole("region", { name: "Approval detail" }).getByRole("button", { name: /^Approve a$/ }).click();
+  await expect(page.getByTestId("decision-banner")).toBeVisible();
+
+  await page.getByRole("link", { name: "Audit log" }).click();
+  await expect(page.getByRole("status", { name: "Hash chain" })).toContainText(/Hash chain intact: all \d+ entries verified/);
+  await page.getByLabel("Filter by action").selectOption({ label: "Approval decided" });
+  await page.getByLabel("Filter by subject id").fill(pending.approvalId);
+  const rows = page.getByRole("table", { name: "Audit entries" }).getByRole("row");
+  await expect(rows).toHaveCount(2);
+  await expect(rows.nth(1)).toContainText("approval.decided");
+  await expect(rows.nth(1)).toContainText(ADMIN_EMAIL);
+  await expect(rows.nth(1)).toContainText(tool);
+  await expect(page).toHaveURL(new RegExp(`subject=${pending.approvalId}`));
+  await finalScreenshot(page, testInfo, "audit");
+});
+
+test("a state diff between two versions shows the changed keys with their owners", async ({ page }, testInfo) => {
+  const { sessionId } = await agentCall<{ sessionId: string }>("session.open", { title: unique("State") });
+  const begun = await agentCall<{ taskId: string; requestId: string }>("request.begin", { sessionId, agent: "planner" });
+  const probe = await fetch(`${BASE_URL}/api/trpc/state.save`, { method: "POST" });
+  test.fixme(probe.status === 404 && /No procedure found/.test(await probe.text()), "state.save / state.history / state.diff are not on this server yet (issue 5); the console's State tab is built against their documented shapes");
+
+  await agentCall("state.save", { taskId: begun.taskId, requestId: begun.requestId, state: { city: "Paris", nights: 2, budget: 900 } });
+  await agentCall("state.save", { taskId: begun.taskId, requestId: begun.requestId, state: { city: "Lyon", nights: 2, hotel: "Le Royal" } });
+
+  await logIn(page);
+  await page.goto(`/sessions/${sessionId}?task=${begun.taskId}`);
+  await page.getByRole("tab", { name: "State" }).click();
+  await expect(page.getByRole("table", { name: "State versions" }).getByRole("row")).toHaveCount(3);
+  const keys = page.getByRole("table", { name: "Changed keys" });
+  await expect(keys.getByRole("row", { name: /^city/ })).toContainText("changed");
+  await expect(keys.getByRole("row", { name: /^hotel/ })).toContainText("added");
+  await expect(keys.getByRole("row", { name: /^budget/ })).toContainText("removed");
+  await expect(keys.getByRole("row", { name: /^nights/ })).toHaveCount(0);
+  await finalScreenshot(page, testInfo, "state-diff");
+});

@@ -1,0 +1,162 @@
+// Shared steps of the browser tests: the agent side over plain HTTP (in the test
+// or as a separate process), operator accounts through the admin API, logging in,
+// and the final screenshot every test keeps.
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { expect, request as playwrightRequest, type Page, type TestInfo } from "@playwright/test";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, AGENT_KEY, BASE_URL } from "./fixtures";
+
+export const unique = (prefix: string) => `${prefix}_${randomUUID().slice(0, 8)}`;
+
+/** A call as an agent service makes it: JSON over HTTP with the bearer agent key. */
+export async function agentCall<T = Record<string, unknown>>(path: string, input: unknown, method: "POST" | "GET" = "POST"): Promise<T> {
+  const target = method === "GET" ? `${BASE_URL}/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}` : `${BASE_URL}/api/trpc/${path}`;
+  const response = await fetch(target, {
+    method,
+    headers: { Authorization: `Bearer ${AGENT_KEY}`, "Content-Type": "application/json" },
+    body: method === "GET" ? undefined : JSON.stringify(input),
+  });
+  const body = (await response.json()) as { result?: { data: T }; error?: { message: string } };
+  if (!response.ok || !body.result) throw new Error(`${path} failed (${response.status}): ${body.error?.message ?? JSON.stringify(body)}`);
+  return body.result.data;
+}
+
+export interface PendingApproval {
+  sessionId: string;
+  taskId: string;
+  requestId: string;
+  approvalId: string;
+}
+
+/** Opens a session (or reuses one), begins a request and asks for approval of one tool call. */
+export async function requestApproval(options: {
+  tool: string;
+  args?: unknown;
+  reason?: string;
+  sessionId?: string;
+  title?: string;
+  agent?: string;
+  allow?: ("approve" | "reject" | "edit" | "respond")[];
+}): Promise<PendingApproval> {
+  const sessionId = options.sessionId ?? (await agentCall<{ sessionId: string }>("session.open", { title: options.title ?? unique("session") })).sessionId;
+  const begun = await agentCall<{ taskId: string; requestId: string }>("request.begin", { sessionId, agent: options.agent ?? "billing-agent" });
+  const approval = await agentCall<{ approvalId: string }>("approval.request", {
+    requestId: begun.requestId,
+    tool: options.tool,
+    args: options.args ?? { amount: 42, currency: "EUR" },
+    reason: options.reason ?? `needs a human to run ${options.tool}`,
+    ...(options.allow ? { allow: options.allow } : {}),
+  });
+  return { sessionId, taskId: begun.taskId, requestId: begun.requestId, approvalId: approval.approvalId };
+}
+
+export interface AwaitResult {
+  status: string;
+  decision?: { action: string; args?: unknown; message?: string; decidedBy: string };
+}
+
+export const awaitDecision = (approvalId: string, timeoutMs = 5_000) => agentCall<AwaitResult>("approval.await", { approvalId, timeoutMs }, "GET");
+
+/** Creates an operator through the admin's API (operator.create). */
+export async function createOperator(role: "ADMIN" | "OPERATOR" | "VIEWER") {
+  const admin = await playwrightRequest.newContext({ baseURL: BASE_URL });
+  try {
+    const login = await admin.post("/api/trpc/auth.login", { data: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } });
+    expect(login.status(), await login.text()).toBe(200);
+    const email = `${unique(role.toLowerCase())}@example.com`;
+    const password = `pw-${randomUUID()}`;
+    const name = `${role[0]}${role.slice(1).toLowerCase()} ${email.slice(0, 14)}`;
+    const created = await admin.post("/api/trpc/operator.create", { data: { email, name, role, password } });
+    expect(created.status(), await created.text()).toBe(200);
+    return { email, password, name };
+  } finally {
+    await admin.dispose();
+  }
+}
+
+export async function logIn(page: Page, email = ADMIN_EMAIL, password = ADMIN_PASSWORD, path = "/") {
+  await page.goto(`/login?next=${encodeURIComponent(path)}`);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Log in" }).click();
+  await expect(page.getByTestId("operator-identity")).toBeVisible();
+  await expect(page.getByRole("status", { name: "Connection: Live" })).toBeVisible();
+}
+
+/** The inbox row of one approval (by tool and agent; tests use unique tool names). */
+export const inboxRow = (page: Page, tool: string, agent = "billing-agent") => page.getByRole("button", { name: `Open ${tool} by ${agent}` });
+
+/** Saves the final screen as an artifact of the test (besides Playwright's own). */
+export async function finalScreenshot(page: Page, testInfo: TestInfo, name = "final") {
+  const path = testInfo.outputPath(`${name}.png`);
+  await page.screenshot({ path, fullPage: false });
+  await testInfo.attach(name, { path, contentType: "image/png" });
+}
+
+export interface AgentEvent {
+  event: string;
+  [key: string]: unknown;
+}
+
+/** The chain agent (e2e/agents/chain-agent.mjs) as a separate process, with its stdout as events. */
+export class AgentProcess {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly events: AgentEvent[] = [];
+  private readonly waiters: (() => void)[] = [];
+  private stderr = "";
+
+  constructor(env: Record<string, string>) {
+    const script = fileURLToPath(new URL("./agents/chain-agent.mjs", import.meta.url));
+    this.child = spawn(process.execPath, [script], {
+      env: { ...process.env, TOLLGATE_URL: BASE_URL, TOLLGATE_AGENT_KEY: AGENT_KEY, ...env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let buffer = "";
+    this.child.stdout.on("data", (chunk: Buffer) => {
+      buffer += chunk.toString();
+      let newline: number;
+      while ((newline = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        if (line.trim()) this.events.push(JSON.parse(line) as AgentEvent);
+        this.waiters.splice(0).forEach((wake) => wake());
+      }
+    });
+    this.child.stderr.on("data", (chunk: Buffer) => (this.stderr += chunk.toString()));
+    this.child.on("exit", () => this.waiters.splice(0).forEach((wake) => wake()));
+  }
+
+  /** Resolves with the first event of this name; fails on the agent's error or exit. */
+  async next(event: string, timeoutMs = 15_000): Promise<AgentEvent> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.events.find((candidate) => candidate.event === event);
+      if (found) return found;
+      const failed = this.events.find((candidate) => candidate.event === "error");
+      if (failed) throw new Error(`agent failed: ${String(failed.message)}`);
+      if (this.child.exitCode !== null) throw new Error(`agent exited (${this.child.exitCode}) before "${event}": ${this.stderr}`);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`agent did not report "${event}" within ${timeoutMs} ms; saw ${JSON.stringify(this.events)}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(left, 500));
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  has(event: string): boolean {
+    return this.events.some((candidate) => candidate.event === event);
+  }
+
+  finish() {
+    this.child.stdin.write("finish\n");
+  }
+
+  stop() {
+    if (this.child.exitCode === null) this.child.kill();
+  }
+}

@@ -1,0 +1,238 @@
+// The approval inbox end to end: agents ask (as a separate process or over HTTP
+// from the test), operators decide in the browser, and the agent side sees the
+// decision. Every test uses its own tool names or session, so tests share one
+// server without seeing each other's approvals.
+import { expect, test, type Page } from "@playwright/test";
+import { ADMIN_EMAIL } from "./fixtures";
+import { AgentProcess, awaitDecision, createOperator, finalScreenshot, inboxRow, logIn, requestApproval, unique } from "./helpers";
+
+const detail = (page: Page) => page.getByRole("region", { name: "Approval detail" });
+const approveButton = (page: Page) => detail(page).getByRole("button", { name: /^Approve a$/ });
+
+test("an agent's request reaches the inbox within a second; approving resumes the agent and the tree goes PAUSED, RUNNING, COMPLETED", async ({ page, context }, testInfo) => {
+  await logIn(page);
+  const tool = unique("book_flight");
+  const agent = new AgentProcess({ AGENT_TOOL: tool, AGENT_SESSION_TITLE: unique("Trip"), AGENT_ARGS: JSON.stringify({ flight: "LH123", seats: 2 }) });
+  try {
+    const requested = await agent.next("approval-requested");
+    // Live, without a reload: socket.io push, then refetch.
+    await expect(inboxRow(page, tool, "A2")).toBeVisible({ timeout: 1_000 });
+
+    const tree = await context.newPage();
+    await tree.goto(`/sessions/${requested.sessionId}`);
+    const o1 = tree.getByRole("treeitem", { name: /^Orchestrator O1/ });
+    const a1 = tree.getByRole("treeitem", { name: /^Agent A1/ });
+    const a2 = tree.getByRole("treeitem", { name: /^Agent A2/ });
+    await expect(o1).toHaveAttribute("aria-label", "Orchestrator O1, PAUSED, on the paused path");
+    await expect(a2).toHaveAttribute("aria-label", "Agent A2, PAUSED, waiting for approval");
+    await expect(a1).toHaveAttribute("aria-label", "Agent A1, COMPLETED");
+    await expect(o1).toContainText("follow-on #1");
+    await expect(a2.getByRole("link", { name: /waiting for approval/ })).toHaveAttribute("href", `/?approval=${requested.approvalId}`);
+
+    await inboxRow(page, tool, "A2").click();
+    await expect(detail(page).getByRole("list", { name: /Call chain/ })).toContainText("O1");
+    await expect(detail(page).getByRole("list", { name: /Call chain/ })).toContainText("A2");
+    await expect(detail(page).getByLabel("Proposed arguments")).toContainText('"LH123"');
+    await approveButton(page).click();
+
+    const decided = await agent.next("decided", 5_000);
+    expect(decided.status).toBe("APPROVED");
+    await expect(page.getByTestId("decision-banner")).toContainText(`Approved by you (${ADMIN_EMAIL})`);
+    await expect(a2).toHaveAttribute("aria-label", "Agent A2, RUNNING");
+    await expect(o1).toHaveAttribute("aria-label", "Orchestrator O1, RUNNING");
+
+    agent.finish();
+    await agent.next("completed");
+    await expect(a2).toHaveAttribute("aria-label", "Agent A2, COMPLETED");
+    await expect(o1).toHaveAttribute("aria-label", "Orchestrator O1, COMPLETED");
+    await a2.click();
+    await expect(tree.getByRole("region", { name: "Task detail" })).toContainText("tool.executed");
+    await finalScreenshot(page, testInfo, "inbox-approved");
+    await finalScreenshot(tree, testInfo, "tree-completed");
+  } finally {
+    agent.stop();
+  }
+});
+
+test("two operators see one approval; one approves, the other sees it live, and a late click says who decided", async ({ page, browser }, testInfo) => {
+  const other = await createOperator("OPERATOR");
+  const tools = [unique("refund"), unique("refund_again")];
+  const first = await requestApproval({ tool: tools[0]! });
+  const second = await requestApproval({ tool: tools[1]!, sessionId: first.sessionId });
+
+  // Operator B's live updates go through a proxy the test can hold, to make a late click.
+  const contextB = await browser.newContext();
+  let holdEvents = false;
+  await contextB.routeWebSocket(/\/socket\.io\//, (ws) => {
+    const server = ws.connectToServer();
+    server.onMessage((message) => {
+      if (holdEvents && typeof message === "string" && message.startsWith("42")) return;
+      ws.send(message);
+    });
+  });
+  const pageB = await contextB.newPage();
+  try {
+    await logIn(page);
+    await logIn(pageB, other.email, other.password);
+
+    // Both open the first approval; A approves; B sees it decided live.
+    await inboxRow(page, tools[0]!).click();
+    await inboxRow(pageB, tools[0]!).click();
+    await expect(approveButton(pageB)).toBeVisible();
+    await approveButton(page).click();
+    await expect(pageB.getByTestId("decision-banner")).toContainText(`Approved by ${ADMIN_EMAIL}`);
+    await expect(approveButton(pageB)).toHaveCount(0);
+    await expect(inboxRow(pageB, tools[0]!)).toHaveCount(0);
+
+    // The second: B's screen has not heard yet when A rejects; B's late approve says who decided.
+    await inboxRow(page, tools[1]!).click();
+    await inboxRow(pageB, tools[1]!).click();
+    await expect(approveButton(pageB)).toBeVisible();
+    holdEvents = true;
+    await page.keyboard.press("r");
+    await page.getByLabel("Message to the agent (why it is rejected)").fill("Refunds are frozen today");
+    await detail(page).getByRole("button", { name: "Reject", exact: true }).click();
+    await expect(page.getByTestId("decision-banner")).toContainText("Rejected by you");
+    expect((await awaitDecision(second.approvalId, 0)).status).toBe("REJECTED");
+    await expect(approveButton(pageB)).toBeVisible();
+    await approveButton(pageB).click();
+    await expect(pageB.getByTestId("late-decision")).toHaveText(new RegExp(`^Already rejected by ${ADMIN_EMAIL.replace(".", "\\.")} at .+\\. Your decision was not recorded\\.$`));
+    await expect(pageB.getByTestId("decision-banner")).toContainText(`Rejected by ${ADMIN_EMAIL}`);
+    await expect(pageB.getByRole("alert").filter({ hasText: /error/i })).toHaveCount(0);
+    await finalScreenshot(pageB, testInfo, "late-click");
+  } finally {
+    await contextB.close();
+  }
+});
+
+test("reject with a message and respond with an answer reach the agent; the history tab shows who decided", async ({ page }, testInfo) => {
+  const rejectTool = unique("delete_user");
+  const respondTool = unique("ask_manager");
+  const rejected = await requestApproval({ tool: rejectTool, title: unique("Decisions") });
+  const answered = await requestApproval({ tool: respondTool, sessionId: rejected.sessionId });
+  await logIn(page);
+
+  await inboxRow(page, rejectTool).click();
+  await page.keyboard.press("r");
+  const message = page.getByLabel("Message to the agent (why it is rejected)");
+  await expect(message).toBeFocused();
+  await message.fill("Not during the change freeze");
+  await message.press("Control+Enter");
+  await expect(page.getByTestId("inbox-status")).toHaveText(`Rejected ${rejectTool} by billing-agent.`);
+  const rejection = await awaitDecision(rejected.approvalId);
+  expect(rejection).toMatchObject({ status: "REJECTED", decision: { action: "reject", message: "Not during the change freeze", decidedBy: ADMIN_EMAIL } });
+
+  await inboxRow(page, respondTool).click();
+  await detail(page).getByRole("button", { name: "Respond instead…" }).click();
+  const send = detail(page).getByRole("button", { name: "Send answer" });
+  await expect(send).toBeDisabled();
+  await page.getByLabel("Answer returned to the agent (the tool does not run)").fill("Use the cached org chart instead");
+  await send.click();
+  await expect(page.getByTestId("decision-banner")).toContainText("Answered instead by you");
+  const response = await awaitDecision(answered.approvalId);
+  expect(response).toMatchObject({ status: "REJECTED", decision: { action: "respond", message: "Use the cached org chart instead" } });
+
+  await page.getByRole("tab", { name: "History" }).click();
+  await page.getByLabel("Filter by tool").fill(rejectTool);
+  const row = inboxRow(page, rejectTool);
+  await expect(row).toContainText(`Rejected by ${ADMIN_EMAIL}`);
+  await row.click();
+  await expect(page.getByTestId("decision-banner")).toContainText("Message: Not during the change freeze");
+  await finalScreenshot(page, testInfo, "history");
+});
+
+test("edit: invalid JSON is refused before sending; a valid edit reaches the agent and history shows proposed, approved and executed", async ({ page }, testInfo) => {
+  await logIn(page);
+  const tool = unique("transfer_funds");
+  const agent = new AgentProcess({ AGENT_TOOL: tool, AGENT_ARGS: JSON.stringify({ amount: 5000, to: "acct-1" }) });
+  try {
+    await agent.next("approval-requested");
+    await inboxRow(page, tool, "A2").click();
+    await page.keyboard.press("e");
+    const editor = page.getByLabel("Edited arguments (JSON)");
+    await expect(editor).toBeFocused();
+    await editor.fill('{"amount": 50, "to": ');
+    await expect(detail(page).getByRole("alert")).toContainText("Invalid JSON, not sent");
+    const send = detail(page).getByRole("button", { name: "Approve with edits" });
+    await expect(send).toBeDisabled();
+    await editor.press("Control+Enter");
+    expect(agent.has("decided")).toBe(false);
+
+    await editor.fill('{"amount": 50, "to": "acct-1", "memo": "capped by ops"}');
+    await expect(detail(page).getByText("Valid JSON.")).toBeVisible();
+    await send.click();
+    const executed = await agent.next("executed", 5_000);
+    expect(executed.executedArgs).toEqual({ amount: 50, to: "acct-1", memo: "capped by ops" });
+    agent.finish();
+    await agent.next("completed");
+
+    await page.getByRole("tab", { name: "History" }).click();
+    await page.getByLabel("Filter by tool").fill(tool);
+    await inboxRow(page, tool, "A2").click();
+    await expect(page.getByTestId("decision-banner")).toContainText("Approved with edits by you");
+    const table = page.getByRole("table", { name: "Proposed, approved and executed arguments" });
+    const amount = table.getByRole("row", { name: /^amount/ });
+    await expect(amount.getByRole("cell")).toHaveText(["5000", "50changed", "50changed"]);
+    await expect(table.getByRole("row", { name: /^memo/ }).getByRole("cell")).toHaveText(["(absent)", '"capped by ops"changed', '"capped by ops"changed']);
+    await finalScreenshot(page, testInfo, "edit-history");
+  } finally {
+    agent.stop();
+  }
+});
+
+test("bulk approve a filtered selection, and decide with the keyboard (j, a, r)", async ({ page }, testInfo) => {
+  const title = unique("Bulk");
+  const sessionId = (await requestApproval({ tool: unique("bulk_a"), title })).sessionId;
+  const more = [await requestApproval({ tool: unique("bulk_b"), sessionId }), await requestApproval({ tool: unique("bulk_c"), sessionId })];
+  const keyboardTitle = unique("Keys");
+  const k1 = await requestApproval({ tool: unique("key_one"), title: keyboardTitle });
+  const k2 = await requestApproval({ tool: unique("key_two"), sessionId: k1.sessionId });
+  await logIn(page);
+
+  await page.getByLabel("Filter by session").selectOption({ label: title });
+  const list = page.getByRole("list", { name: "Pending approvals" });
+  await expect(list.getByRole("listitem")).toHaveCount(3);
+  await page.getByLabel("Select all shown approvals").check();
+  await page.getByRole("button", { name: "Approve 3" }).click();
+  await expect(page.getByTestId("inbox-status")).toHaveText("Approved 3 of 3.");
+  for (const item of more) expect((await awaitDecision(item.approvalId)).status).toBe("APPROVED");
+  await expect(page.getByText("No approvals match these filters.")).toBeVisible();
+
+  // Keyboard: newest first, so j opens key_two, a approves it; j opens key_one, r rejects it.
+  await page.getByLabel("Filter by session").selectOption({ label: keyboardTitle });
+  await expect(list.getByRole("listitem")).toHaveCount(2);
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  await page.keyboard.press("j");
+  await expect(page.locator("[aria-current=true]")).toHaveAccessibleName(/^Open key_two/);
+  await page.keyboard.press("a");
+  await expect(page.getByTestId("inbox-status")).toHaveText(/^Approved key_two/);
+  await page.keyboard.press("j");
+  await expect(page.locator("[aria-current=true]")).toHaveAccessibleName(/^Open key_one/);
+  await page.keyboard.press("r");
+  await page.keyboard.type("Not this one");
+  await page.keyboard.press("Control+Enter");
+  await expect(page.getByTestId("inbox-status")).toHaveText(/^Rejected key_one/);
+  expect((await awaitDecision(k2.approvalId)).status).toBe("APPROVED");
+  expect(await awaitDecision(k1.approvalId)).toMatchObject({ status: "REJECTED", decision: { message: "Not this one" } });
+  await finalScreenshot(page, testInfo, "keyboard");
+});
+
+test("a viewer sees approvals but no decision controls, and a forged decide call is FORBIDDEN", async ({ page }, testInfo) => {
+  const viewer = await createOperator("VIEWER");
+  const tool = unique("rotate_keys");
+  const pending = await requestApproval({ tool });
+  await logIn(page, viewer.email, viewer.password);
+  await expect(page.getByTestId("operator-identity")).toContainText("(viewer)");
+
+  await inboxRow(page, tool).click();
+  await expect(detail(page)).toContainText("You have the viewer role");
+  await expect(detail(page).getByRole("button", { name: /Approve|Reject|Edit|Respond/ })).toHaveCount(0);
+  await expect(page.getByLabel("Select all shown approvals")).toHaveCount(0);
+  await page.keyboard.press("a");
+
+  const forged = await page.request.post("/api/trpc/approval.decide", { data: { approvalId: pending.approvalId, action: "approve" } });
+  expect(forged.status()).toBe(403);
+  expect(((await forged.json()) as { error: { data: { code: string } } }).error.data.code).toBe("FORBIDDEN");
+  expect((await awaitDecision(pending.approvalId, 0)).status).toBe("PENDING");
+  await finalScreenshot(page, testInfo, "viewer");
+});
