@@ -9,6 +9,7 @@ import { SESSION_COOKIE, type TrpcContext } from "./api/trpc.ts";
 import { openDatabase, type Database } from "./db/client.ts";
 import type { Env } from "./env.ts";
 import { EventBus } from "./events/bus.ts";
+import { bridgeBusThroughRedis, type RedisBridge } from "./events/redis-bridge.ts";
 import { ExpiryScheduler } from "./jobs/expiry-scheduler.ts";
 import { WebhookDeliverer } from "./jobs/webhook-deliverer.ts";
 import { log } from "./log.ts";
@@ -81,6 +82,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const bus = new EventBus();
   const shutdown = new AbortController();
   const deps = createServiceDeps(database.prisma, bus, { sessionTtlHours: env.TOLLGATE_SESSION_TTL_HOURS, shutdown: shutdown.signal });
+  const bridge: RedisBridge | undefined = env.REDIS_URL ? await bridgeBusThroughRedis(bus, env.REDIS_URL) : undefined;
   const bootstrap = await bootstrapWorkspace(deps, {
     workspaceName: env.TOLLGATE_WORKSPACE_NAME,
     adminEmail: env.TOLLGATE_ADMIN_EMAIL,
@@ -159,6 +161,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         server.closeIdleConnections();
         await Promise.all([expiry.stop(), webhooks.stop()]);
         await realtime.close();
+        await bridge?.close();
         await drained;
         await closeNext?.();
         await database.close();

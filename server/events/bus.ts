@@ -43,6 +43,9 @@ export interface TollgateEvents {
 
 export type EventName = keyof TollgateEvents;
 
+/** Where an event came from: this node, or another node through the Redis bridge. */
+export type EventOrigin = "local" | "remote";
+
 export class EventBus {
   private readonly emitter = new EventEmitter();
 
@@ -51,13 +54,23 @@ export class EventBus {
     this.emitter.setMaxListeners(0);
   }
 
-  publish<E extends EventName>(name: E, payload: TollgateEvents[E]): void {
-    this.emitter.emit(name, payload);
+  publish<E extends EventName>(name: E, payload: TollgateEvents[E], origin: EventOrigin = "local"): void {
+    this.emitter.emit(name, payload, origin);
   }
 
   /** Subscribes; the returned function unsubscribes. */
-  on<E extends EventName>(name: E, listener: (payload: TollgateEvents[E]) => void): () => void {
+  on<E extends EventName>(name: E, listener: (payload: TollgateEvents[E], origin: EventOrigin) => void): () => void {
     this.emitter.on(name, listener);
     return () => this.emitter.off(name, listener);
   }
 }
+
+export const EVENT_NAMES: EventName[] = [
+  "approval:requested",
+  "approval:decided",
+  "request:updated",
+  "task:updated",
+  "session:updated",
+  "state:saved",
+  "audit:appended",
+];

@@ -7,7 +7,7 @@ import { parse as parseCookie } from "cookie";
 import { createClient } from "redis";
 import { Server } from "socket.io";
 import type { OperatorPrincipal } from "../domain/principal.ts";
-import type { EventName, TollgateEvents } from "../events/bus.ts";
+import { EVENT_NAMES, type TollgateEvents } from "../events/bus.ts";
 import { SESSION_COOKIE } from "../api/trpc.ts";
 import { authenticateOperator } from "../services/auth.ts";
 import type { ServiceDeps } from "../services/deps.ts";
@@ -17,16 +17,6 @@ export interface RealtimeOptions {
   allowedOrigins: string[];
   redisUrl?: string;
 }
-
-const FORWARDED: EventName[] = [
-  "approval:requested",
-  "approval:decided",
-  "request:updated",
-  "task:updated",
-  "session:updated",
-  "state:saved",
-  "audit:appended",
-];
 
 function originAllowed(req: IncomingMessage, allowedOrigins: string[]): boolean {
   const origin = req.headers.origin;
@@ -78,8 +68,11 @@ export async function attachRealtime(httpServer: HttpServer, deps: ServiceDeps, 
     void socket.join(rooms.workspace(operator.workspaceId));
   });
 
-  const unsubscribers = FORWARDED.map((name) =>
-    deps.bus.on(name, (payload: TollgateEvents[typeof name]) => {
+  // Only this node's events: the Redis adapter already carries each emit to
+  // the sockets on every other node.
+  const unsubscribers = EVENT_NAMES.map((name) =>
+    deps.bus.on(name, (payload: TollgateEvents[typeof name], origin) => {
+      if (origin !== "local") return;
       const { workspaceId, ...rest } = payload as { workspaceId: string };
       io.to(rooms.workspace(workspaceId)).emit(name, rest);
     }),

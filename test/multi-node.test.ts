@@ -1,0 +1,109 @@
+// Two server nodes on one PostgreSQL with Redis between them: pushes reach an
+// operator connected to the other node, a long-poll wakes when the other node
+// commits the decision, and of two decisions sent to two nodes exactly one wins.
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createClient } from "redis";
+import { io } from "socket.io-client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseEnv } from "../server/env.ts";
+import { startServer, type RunningServer } from "../server/http.ts";
+import { setLogLevel } from "../server/log.ts";
+import { agentSdk, operatorClient } from "./clients.ts";
+import { ADMIN, AGENT_KEY, createEmptyPostgresDatabase, TEST_TARGET } from "./harness.ts";
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+
+async function redisAvailable(): Promise<boolean> {
+  const client = createClient({ url: REDIS_URL, socket: { reconnectStrategy: false, connectTimeout: 1000 } });
+  client.on("error", () => undefined);
+  try {
+    await client.connect();
+    await client.ping();
+    await client.quit();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const runnable = TEST_TARGET === "postgres" && (await redisAvailable());
+let nodes: RunningServer[] = [];
+let dropDatabase: (() => Promise<void>) | undefined;
+
+beforeAll(async () => {
+  if (!runnable) return;
+  setLogLevel("warn");
+  const database = await createEmptyPostgresDatabase();
+  dropDatabase = database.drop;
+  for (let i = 0; i < 2; i++) {
+    const env = parseEnv({
+      PORT: "0",
+      HOST: "127.0.0.1",
+      DATABASE_URL: database.url,
+      REDIS_URL,
+      TOLLGATE_DATA_DIR: await mkdtemp(path.join(tmpdir(), "tollgate-node-")),
+      TOLLGATE_ADMIN_EMAIL: ADMIN.email,
+      TOLLGATE_ADMIN_PASSWORD: ADMIN.password,
+      TOLLGATE_AGENT_KEY: AGENT_KEY,
+    });
+    nodes.push(await startServer({ env, withConsole: false }));
+  }
+});
+afterAll(async () => {
+  await Promise.all(nodes.map((node) => node.close()));
+  nodes = [];
+  await dropDatabase?.();
+});
+
+describe.skipIf(!runnable)("several nodes (PostgreSQL + Redis)", () => {
+  it("multi-node: an approval requested on node B is pushed to an operator on node A, and a decision on B wakes a long-poll on A", async () => {
+    const [a, b] = nodes as [RunningServer, RunningServer];
+    const login = await fetch(`${a.url}/api/trpc/auth.login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(ADMIN),
+    });
+    const token = (login.headers.get("set-cookie") ?? "").split(";")[0]!.split("=")[1]!;
+    const socket = io(a.url, { auth: { token }, transports: ["websocket"] });
+    await new Promise<void>((resolve, reject) => {
+      socket.once("connect", () => resolve());
+      socket.once("connect_error", reject);
+    });
+    try {
+      const onB = agentSdk(b.url);
+      const { sessionId } = await onB.openSession({});
+      const begun = await onB.begin({ sessionId, agent: "mailer" });
+      const pushed = new Promise<{ approvalId: string }>((resolve) => socket.once("approval:requested", resolve));
+      const asked = await onB.client.approval.request.mutate({ requestId: begun.requestId, tool: "send", args: {} });
+      expect((await pushed).approvalId).toBe(asked.approvalId);
+
+      const onA = agentSdk(a.url);
+      const started = Date.now();
+      const waiting = onA.client.approval.await.query({ approvalId: asked.approvalId, timeoutMs: 30_000 });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const operatorOnB = await operatorClient(b.url);
+      await operatorOnB.approval.decide.mutate({ approvalId: asked.approvalId, action: "approve" });
+      expect(await waiting).toMatchObject({ status: "APPROVED" });
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      socket.close();
+    }
+  });
+
+  it("multi-node: two decisions sent to two nodes at once — exactly one wins", async () => {
+    const [a, b] = nodes as [RunningServer, RunningServer];
+    const sdk = agentSdk(a.url);
+    const { sessionId } = await sdk.openSession({});
+    const begun = await sdk.begin({ sessionId, agent: "mailer" });
+    const asked = await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool: "send", args: {} });
+    const [operatorA, operatorB] = await Promise.all([operatorClient(a.url), operatorClient(b.url)]);
+    const results = await Promise.allSettled([
+      operatorA.approval.decide.mutate({ approvalId: asked.approvalId, action: "approve" }),
+      operatorB.approval.decide.mutate({ approvalId: asked.approvalId, action: "reject", message: "no" }),
+    ]);
+    expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(1);
+    expect((await operatorA.audit.list.query({ subjectId: asked.approvalId })).items).toHaveLength(1);
+  });
+});
