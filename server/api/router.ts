@@ -5,7 +5,9 @@ import { auditRouter } from "./routers/audit.ts";
 import { authRouter } from "./routers/auth.ts";
 import { requestRouter } from "./routers/request.ts";
 import { sessionRouter } from "./routers/session.ts";
+import { stateRouter } from "./routers/state.ts";
 import { taskRouter } from "./routers/task.ts";
+import { contextRouter, continuityRouter, threadRouter } from "./routers/thread.ts";
 import { router } from "./trpc.ts";
 
 export const appRouter = router({
@@ -17,6 +19,10 @@ export const appRouter = router({
   audit: auditRouter,
   operator: operatorRouter,
   agentKey: agentKeyRouter,
+  thread: threadRouter,
+  state: stateRouter,
+  continuity: continuityRouter,
+  context: contextRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -184,6 +184,13 @@ describe("assembleContext", () => {
     expect(context.lookups[0]?.matches.map((m) => m.id)).toEqual(["ent_initech"]);
   });
 
+  it("context: lookups search every entity the thread has seen, including ones cleared earlier", () => {
+    const cleared = entity("ent_hooli", "Hooli", 40);
+    const context = assembleContext({ entities: ENTITIES, seen: [...ENTITIES, cleared], turns: [], lookups: ["hooli"], now: NOW });
+    expect(context.lookups[0]?.matches.map((m) => m.id)).toEqual(["ent_hooli"]);
+    expect(context.expired).not.toContain("ent_hooli");
+  });
+
   it("context: the window, the number of turns and the lookup limit are configurable", () => {
     const context = assembleContext({
       entities: ENTITIES,

@@ -87,10 +87,12 @@ export function lookupEntity(entities: readonly Entity[], query: string, options
 /**
  * Lookups search every entity given, including those that just expired: expiry
  * takes an entity out of the authoritative state, but the thread has still seen
- * it and can find it by name.
+ * it and can find it by name. `seen`, when given, is what lookups search instead:
+ * every entity the thread has ever seen, including ones cleared earlier.
  */
 export function assembleContext(input: {
   entities: readonly Entity[];
+  seen?: readonly Entity[];
   turns: readonly Turn[];
   lookups?: readonly string[];
   now: Date;
@@ -99,7 +101,7 @@ export function assembleContext(input: {
   lookupLimit?: number;
 }): AssembledContext {
   const { active, expired } = activeEntities(input.entities, input.now, input.inactivityWindowMs);
-  const search = searcher(input.entities);
+  const search = searcher(input.seen ?? input.entities);
   const context = {
     explicit: { entities: active },
     expired: expired.map((entity) => entity.id),

@@ -1,0 +1,447 @@
+// A task's thread: its configuration and ownership rules, and its versioned
+// agent state (save with optimistic concurrency, memory writes, history, diffs).
+// Every write runs in one transaction with its audit entry; state:saved is
+// published after the commit.
+import { Prisma } from "../db/generated/client.ts";
+import { DomainError, notFound } from "../domain/errors.ts";
+import { newId } from "../domain/ids.ts";
+import { jsonSize, LIMITS } from "../domain/json.ts";
+import { isActive } from "../domain/lifecycle.ts";
+import type { AgentPrincipal } from "../domain/principal.ts";
+import { parseThreadConfig, type ThreadConfig } from "../domain/thread/config.ts";
+import { diffStates, stateSizeBytes, summarizeDiff, type KeyChange, type KeyChangeSummary, type Operation, type StateObject } from "../domain/thread/diff.ts";
+import {
+  annotateOwners,
+  checkStateWrite,
+  ownershipOf,
+  parseOwnershipRules,
+  type KeyOwnership,
+  type OwnershipRules,
+  type WriterKind,
+} from "../domain/thread/ownership.ts";
+import { appendAudit, type Actor } from "./audit.ts";
+import type { ServiceDeps, Tx } from "./deps.ts";
+import { isUniqueViolation, transact } from "./transaction.ts";
+
+const agentActor = (agent: AgentPrincipal): Actor => ({ type: "agent", id: agent.agentKeyId, label: agent.keyName });
+
+// ---- Configuration ----------------------------------------------------------
+
+export interface ConfigureThreadInput {
+  taskId: string;
+  config: unknown;
+  /** Omitted: the thread keeps its rules. null: back to the built-in convention only. */
+  ownership?: unknown;
+}
+
+/** Replaces the thread's config (and its ownership rules when given). */
+export async function configureThread(deps: ServiceDeps, agent: AgentPrincipal, input: ConfigureThreadInput): Promise<{ taskId: string }> {
+  const config = parseThreadConfig(input.config);
+  const ownership = input.ownership === undefined || input.ownership === null ? input.ownership : parseOwnership(input.ownership);
+  const now = deps.now();
+  await transact(deps, async (tx) => {
+    const task = await tx.task.findFirst({ where: { id: input.taskId, workspaceId: agent.workspaceId }, select: { id: true } });
+    if (!task) throw notFound("task", input.taskId);
+    const ownershipData = ownership === undefined ? undefined : ownership === null ? Prisma.DbNull : (ownership as Prisma.InputJsonValue);
+    await tx.threadConfig.upsert({
+      where: { taskId: task.id },
+      create: { taskId: task.id, workspaceId: agent.workspaceId, config: config as Prisma.InputJsonValue, ownership: ownershipData ?? Prisma.DbNull, updatedAt: now },
+      update: { config: config as Prisma.InputJsonValue, ...(ownershipData === undefined ? {} : { ownership: ownershipData }), updatedAt: now },
+    });
+    await appendAudit(
+      tx,
+      agent.workspaceId,
+      {
+        actor: agentActor(agent),
+        action: "thread.configured",
+        subjectType: "task",
+        subjectId: task.id,
+        data: { config, ...(ownership === undefined ? {} : { ownership }) },
+      },
+      now,
+    );
+  });
+  return { taskId: input.taskId };
+}
+
+function parseOwnership(value: unknown): OwnershipRules {
+  const size = jsonSize(value);
+  if (size > LIMITS.configBytes) {
+    throw new DomainError("PAYLOAD_TOO_LARGE", `ownership rules are ${size} bytes, over the ${LIMITS.configBytes}-byte limit; use prefixes instead of one rule per key`, {
+      field: "ownership",
+    });
+  }
+  return parseOwnershipRules(value);
+}
+
+export async function getThread(deps: ServiceDeps, workspaceId: string, taskId: string) {
+  const task = await deps.prisma.task.findFirst({
+    where: { id: taskId, workspaceId },
+    select: { id: true, agent: true, kind: true, config: { select: { config: true, ownership: true, updatedAt: true } } },
+  });
+  if (!task) throw notFound("task", taskId);
+  return {
+    taskId: task.id,
+    agent: task.agent,
+    kind: task.kind,
+    config: (task.config?.config ?? null) as ThreadConfig | null,
+    ownership: (task.config?.ownership ?? null) as OwnershipRules | null,
+    updatedAt: task.config?.updatedAt.toISOString() ?? null,
+  };
+}
+
+// ---- Loading ----------------------------------------------------------------
+
+export interface LoadedState {
+  taskId: string;
+  /** 0 while nothing was saved. */
+  version: number;
+  config: ThreadConfig | null;
+  ownership: OwnershipRules | null;
+  state: StateObject | null;
+}
+
+export async function loadState(deps: ServiceDeps, workspaceId: string, taskId: string): Promise<LoadedState> {
+  const task = await deps.prisma.task.findFirst({
+    where: { id: taskId, workspaceId },
+    select: {
+      id: true,
+      config: { select: { config: true, ownership: true } },
+      states: { orderBy: { version: "desc" }, take: 1, select: { version: true, state: true } },
+    },
+  });
+  if (!task) throw notFound("task", taskId);
+  const latest = task.states[0];
+  return {
+    taskId: task.id,
+    version: latest?.version ?? 0,
+    config: (task.config?.config ?? null) as ThreadConfig | null,
+    ownership: (task.config?.ownership ?? null) as OwnershipRules | null,
+    state: (latest?.state ?? null) as StateObject | null,
+  };
+}
+
+// ---- Saving -----------------------------------------------------------------
+
+export interface SaveStateInput {
+  taskId: string;
+  requestId: string;
+  state: StateObject;
+  baseVersion?: number;
+}
+
+export interface MemoryInput {
+  taskId: string;
+  requestId: string;
+  /** MEMORY-owned keys to set; null removes the key. */
+  memory: Record<string, unknown>;
+  baseVersion?: number;
+}
+
+export interface SaveStateResult {
+  taskId: string;
+  version: number;
+  sizeBytes: number;
+  /** True when the state equalled the latest version: nothing new was stored. */
+  unchanged: boolean;
+}
+
+/** An agent's or orchestrator's save of the whole state, checked against the thread's ownership rules. */
+export function saveState(deps: ServiceDeps, agent: AgentPrincipal, input: SaveStateInput): Promise<SaveStateResult> {
+  checkStateSize(input.state, "state");
+  return writeVersion(deps, agent, input, "state.saved", (_previous, _rules, writer) => ({ next: input.state, writer }));
+}
+
+/**
+ * The memory operations: sets or removes MEMORY-owned keys on top of the latest
+ * version, as writer "memory". Any other key is refused, naming its owner.
+ */
+export function rememberState(deps: ServiceDeps, agent: AgentPrincipal, input: MemoryInput): Promise<SaveStateResult> {
+  const keys = Object.keys(input.memory);
+  if (keys.length === 0) throw new DomainError("BAD_INPUT", "memory is empty; give at least one MEMORY key to set (or null to remove it)", { field: "memory" });
+  checkStateSize(input.memory, "memory");
+  return writeVersion(deps, agent, input, "state.remembered", (previous, rules) => {
+    const next: StateObject = { ...(previous ?? {}) };
+    for (const key of keys.sort()) {
+      const { owner } = ownershipOf(rules, key);
+      if (owner !== "MEMORY") {
+        throw new DomainError(
+          "FORBIDDEN",
+          `key "${key}" is owned by ${owner}; the memory API writes MEMORY keys only, so save it with state.save (or declare it MEMORY in the thread's ownership rules)`,
+          { field: `memory.${key}`, key, owner, writer: "memory" },
+        );
+      }
+      const value = input.memory[key];
+      if (value === null || value === undefined) delete next[key];
+      else next[key] = value;
+    }
+    checkStateSize(next, "memory");
+    return { next, writer: "memory" };
+  });
+}
+
+function checkStateSize(value: unknown, field: string): void {
+  const size = stateSizeBytes(value);
+  if (size > LIMITS.stateBytes) {
+    throw new DomainError(
+      "PAYLOAD_TOO_LARGE",
+      `${field === "state" ? "the state" : "the state after this memory write"} is ${size} bytes, over the ${LIMITS.stateBytes}-byte limit; keep large data out of thread state`,
+      { field, size, limit: LIMITS.stateBytes },
+    );
+  }
+}
+
+type BuildNext = (previous: StateObject | null, rules: OwnershipRules | null, writer: WriterKind) => { next: StateObject; writer: WriterKind };
+
+interface LockedThread {
+  config: unknown;
+  ownership: unknown;
+  sessionId: string;
+}
+
+/**
+ * The one write path for a new state version: lock the thread's config row (so
+ * saves of one task are serialised and baseVersion checks are exact), check the
+ * writing request, the base version and ownership, then insert the version and
+ * its audit entry. An unchanged state stores nothing.
+ */
+async function writeVersion(
+  deps: ServiceDeps,
+  agent: AgentPrincipal,
+  input: { taskId: string; requestId: string; baseVersion?: number },
+  action: string,
+  build: BuildNext,
+): Promise<SaveStateResult> {
+  const { workspaceId } = agent;
+  const now = deps.now();
+  let saved: { sessionId: string; version: number } | null = null;
+  let result: SaveStateResult;
+  try {
+    result = await transact(deps, async (tx) => {
+      saved = null;
+      const thread = await lockThread(tx, workspaceId, input.taskId);
+      const request = await writingRequest(tx, workspaceId, input.taskId, input.requestId);
+      const latest = await tx.agentStateVersion.findFirst({
+        where: { taskId: input.taskId },
+        orderBy: { version: "desc" },
+        select: { version: true, state: true },
+      });
+      const current = latest?.version ?? 0;
+      if (input.baseVersion !== undefined && input.baseVersion !== current) {
+        throw new DomainError(
+          "CONFLICT",
+          `the state of task ${input.taskId} is at version ${current}, but this save is based on version ${input.baseVersion}; load version ${current}, apply your change again and save with baseVersion ${current}`,
+          { field: "baseVersion", currentVersion: current, baseVersion: input.baseVersion },
+        );
+      }
+      const rules = (thread.ownership ?? null) as OwnershipRules | null;
+      const previous = (latest?.state ?? null) as StateObject | null;
+      const { next, writer } = build(previous, rules, request.writer);
+      const changes = checkStateWrite(rules, previous, next, { kind: writer });
+      const sizeBytes = stateSizeBytes(next);
+      if (latest && changes.length === 0) return { taskId: input.taskId, version: current, sizeBytes, unchanged: true };
+      const version = current + 1;
+      await tx.agentStateVersion.create({
+        data: {
+          id: newId("stv"),
+          workspaceId,
+          taskId: input.taskId,
+          version,
+          requestId: input.requestId,
+          state: next as Prisma.InputJsonValue,
+          owners: annotateOwners(rules, next) as Prisma.InputJsonValue,
+          sizeBytes,
+          createdAt: now,
+        },
+        select: { id: true },
+      });
+      await appendAudit(
+        tx,
+        workspaceId,
+        {
+          actor: agentActor(agent),
+          action,
+          subjectType: "task",
+          subjectId: input.taskId,
+          data: { version, requestId: input.requestId, writer, sizeBytes, changes: summarizeChanges(changes) },
+        },
+        now,
+      );
+      saved = { sessionId: thread.sessionId, version };
+      return { taskId: input.taskId, version, sizeBytes, unchanged: false };
+    });
+  } catch (error) {
+    // Only reachable if the row lock were bypassed; still a clear answer, not a 500.
+    if (isUniqueViolation(error)) {
+      throw new DomainError("CONFLICT", `another save of task ${input.taskId} committed first; load the state again and retry`, { field: "baseVersion" });
+    }
+    throw error;
+  }
+  const committed = saved as { sessionId: string; version: number } | null;
+  if (committed) deps.bus.publish("state:saved", { workspaceId, sessionId: committed.sessionId, taskId: input.taskId, version: committed.version });
+  return result;
+}
+
+const MAX_AUDITED_CHANGES = 50;
+
+function summarizeChanges(changes: KeyChange[]) {
+  const listed = changes.slice(0, MAX_AUDITED_CHANGES);
+  return changes.length > listed.length ? { listed, more: changes.length - listed.length } : { listed };
+}
+
+async function lockThread(tx: Tx, workspaceId: string, taskId: string): Promise<LockedThread> {
+  const rows = await tx.$queryRaw<LockedThread[]>`
+    SELECT c.config, c.ownership, t."sessionId"
+    FROM "ThreadConfig" c JOIN "Task" t ON t.id = c."taskId"
+    WHERE c."taskId" = ${taskId} AND c."workspaceId" = ${workspaceId}
+    FOR UPDATE OF c`;
+  const row = rows[0];
+  if (row) return { ...row, ownership: parseJsonColumn(row.ownership), config: parseJsonColumn(row.config) };
+  const task = await tx.task.findFirst({ where: { id: taskId, workspaceId }, select: { id: true } });
+  if (!task) throw notFound("task", taskId);
+  throw new DomainError(
+    "PRECONDITION_FAILED",
+    `the thread of task ${taskId} has no config yet; call thread.configure with {"taskId": "${taskId}", "config": {...}} before saving state`,
+    { field: "taskId" },
+  );
+}
+
+// Raw queries hand JSON columns back parsed on some drivers and as text on others.
+function parseJsonColumn(value: unknown): unknown {
+  return typeof value === "string" ? (JSON.parse(value) as unknown) : value;
+}
+
+/**
+ * The request a write belongs to. It must be running (or paused) and belong to
+ * the task, or to a task above it in the task tree (an orchestrator writing
+ * routing context into its sub-agent's thread). The writer kind is the kind of
+ * the request's own task.
+ */
+export async function writingRequest(tx: Tx, workspaceId: string, taskId: string, requestId: string): Promise<{ id: string; writer: WriterKind }> {
+  const request = await tx.request.findFirst({
+    where: { id: requestId, workspaceId },
+    select: { id: true, taskId: true, status: true, task: { select: { kind: true } } },
+  });
+  if (!request) throw new DomainError("NOT_FOUND", `request ${requestId} does not exist in this workspace`, { field: "requestId" });
+  if (request.taskId !== taskId && !(await isAncestorTask(tx, request.taskId, taskId))) {
+    throw new DomainError(
+      "BAD_INPUT",
+      `request ${requestId} belongs to task ${request.taskId}, which is neither task ${taskId} nor above it in the task tree; write with a request of the task or of an orchestrator above it`,
+      { field: "requestId" },
+    );
+  }
+  if (!isActive(request.status)) {
+    throw new DomainError(
+      "PRECONDITION_FAILED",
+      `request ${requestId} already ended as ${request.status}; write thread state before completing the request`,
+      { field: "requestId" },
+    );
+  }
+  return { id: request.id, writer: request.task.kind === "ORCHESTRATOR" ? "orchestrator" : "agent" };
+}
+
+async function isAncestorTask(tx: Tx, ancestorId: string, taskId: string): Promise<boolean> {
+  const rows = await tx.$queryRaw<{ found: boolean }[]>`
+    WITH RECURSIVE up AS (
+      SELECT id, "parentTaskId", 1 AS depth FROM "Task" WHERE id = ${taskId}
+      UNION ALL
+      SELECT t.id, t."parentTaskId", up.depth + 1 FROM "Task" t JOIN up ON t.id = up."parentTaskId" WHERE up.depth < 1000
+    )
+    SELECT EXISTS (SELECT 1 FROM up WHERE id = ${ancestorId} AND id <> ${taskId}) AS found`;
+  return rows[0]?.found === true;
+}
+
+// ---- Console: history, one version, diffs -----------------------------------
+
+export interface StateVersionSummary {
+  version: number;
+  requestId: string | null;
+  createdAt: string;
+  sizeBytes: number;
+}
+
+export async function stateHistory(deps: ServiceDeps, workspaceId: string, taskId: string): Promise<{ taskId: string; versions: StateVersionSummary[] }> {
+  await requireTask(deps, workspaceId, taskId);
+  const rows = await deps.prisma.agentStateVersion.findMany({
+    where: { taskId, workspaceId },
+    orderBy: { version: "asc" },
+    select: { version: true, requestId: true, createdAt: true, sizeBytes: true },
+  });
+  return { taskId, versions: rows.map((row) => ({ ...row, createdAt: row.createdAt.toISOString() })) };
+}
+
+/** One saved version with its owners; the latest when no version is given. */
+export async function stateVersion(deps: ServiceDeps, workspaceId: string, taskId: string, version?: number) {
+  await requireTask(deps, workspaceId, taskId);
+  const row = await deps.prisma.agentStateVersion.findFirst({
+    where: { taskId, workspaceId, ...(version === undefined ? {} : { version }) },
+    orderBy: { version: "desc" },
+  });
+  if (!row) {
+    if (version === undefined) return { taskId, version: 0, requestId: null, createdAt: null, sizeBytes: 0, state: null, owners: {} };
+    throw await missingVersion(deps, taskId, version, "version");
+  }
+  return {
+    taskId,
+    version: row.version,
+    requestId: row.requestId,
+    createdAt: row.createdAt.toISOString(),
+    sizeBytes: row.sizeBytes,
+    state: row.state as StateObject,
+    owners: (row.owners ?? {}) as Record<string, KeyOwnership>,
+  };
+}
+
+/** What compare() produces: RFC 6902 operations (never fast-json-patch's internal _get). */
+export type PatchOperation = Exclude<Operation, { op: "_get" }>;
+
+export interface StateDiff {
+  taskId: string;
+  fromVersion: number;
+  toVersion: number;
+  operations: PatchOperation[];
+  keys: KeyChangeSummary[];
+}
+
+/**
+ * RFC 6902 operations turning version `fromVersion` into `toVersion` (version 0
+ * is the empty thread), with each touched key's owner as recorded when the
+ * version was saved.
+ */
+export async function stateDiff(deps: ServiceDeps, workspaceId: string, input: { taskId: string; fromVersion: number; toVersion: number }): Promise<StateDiff> {
+  const { taskId, fromVersion, toVersion } = input;
+  const wanted = [...new Set([fromVersion, toVersion].filter((version) => version > 0))];
+  const [task, rows] = await Promise.all([
+    deps.prisma.task.findFirst({ where: { id: taskId, workspaceId }, select: { id: true, config: { select: { ownership: true } } } }),
+    deps.prisma.agentStateVersion.findMany({
+      where: { taskId, workspaceId, version: { in: wanted } },
+      select: { version: true, state: true, owners: true },
+    }),
+  ]);
+  if (!task) throw notFound("task", taskId);
+  const byVersion = new Map(rows.map((row) => [row.version, row]));
+  for (const [version, field] of [[fromVersion, "fromVersion"], [toVersion, "toVersion"]] as const) {
+    if (version > 0 && !byVersion.has(version)) throw await missingVersion(deps, taskId, version, field);
+  }
+  const from = fromVersion > 0 ? byVersion.get(fromVersion)! : null;
+  const to = toVersion > 0 ? byVersion.get(toVersion)! : null;
+  const fromState = (from?.state ?? null) as StateObject | null;
+  const toState = (to?.state ?? null) as StateObject | null;
+  const operations = diffStates(fromState ?? {}, toState ?? {}) as PatchOperation[];
+  // Owners as declared when each version was saved, the newer one winning; the
+  // current rules only for keys a version recorded no owner for.
+  const recorded = { ...((from?.owners ?? {}) as Record<string, KeyOwnership>), ...((to?.owners ?? {}) as Record<string, KeyOwnership>) };
+  const owners = { ...annotateOwners(task.config?.ownership as OwnershipRules | null, fromState, toState), ...recorded };
+  return { taskId, fromVersion, toVersion, operations, keys: summarizeDiff(operations, owners) };
+}
+
+async function requireTask(deps: ServiceDeps, workspaceId: string, taskId: string): Promise<void> {
+  const task = await deps.prisma.task.findFirst({ where: { id: taskId, workspaceId }, select: { id: true } });
+  if (!task) throw notFound("task", taskId);
+}
+
+async function missingVersion(deps: ServiceDeps, taskId: string, version: number, field: string): Promise<DomainError> {
+  const latest = await deps.prisma.agentStateVersion.findFirst({ where: { taskId }, orderBy: { version: "desc" }, select: { version: true } });
+  const range = latest ? `its versions run from 1 to ${latest.version}` : "it has no saved state yet";
+  return new DomainError("NOT_FOUND", `task ${taskId} has no state version ${version}; ${range}`, { field, latestVersion: latest?.version ?? 0 });
+}
