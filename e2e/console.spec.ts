@@ -23,7 +23,7 @@ test("an expired session goes to the login page keeping the URL, and logging in 
 
   // Revoke the session on the server but keep the (now dead) cookie, as an expiry does.
   const cookies = await context.cookies();
-  expect((await page.request.post("/api/trpc/auth.logout")).status()).toBe(200);
+  expect((await page.request.post("/api/trpc/auth.logout", { data: {} })).status()).toBe(200);
   await context.addCookies(cookies);
 
   // The next refetch (here: pushed by a new approval) is refused and sends the operator to log in.
@@ -61,7 +61,7 @@ test("the audit log lists decisions with who made them, filterable, and shows th
 test("a state diff between two versions shows the changed keys with their owners", async ({ page }, testInfo) => {
   const { sessionId } = await agentCall<{ sessionId: string }>("session.open", { title: unique("State") });
   const begun = await agentCall<{ taskId: string; requestId: string }>("request.begin", { sessionId, agent: "planner" });
-  const probe = await fetch(`${BASE_URL}/api/trpc/state.save`, { method: "POST" });
+  const probe = await fetch(`${BASE_URL}/api/trpc/state.save`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
   test.fixme(probe.status === 404 && /No procedure found/.test(await probe.text()), "state.save / state.history / state.diff are not on this server yet (issue 5); the console's State tab is built against their documented shapes");
 
   await agentCall("state.save", { taskId: begun.taskId, requestId: begun.requestId, state: { city: "Paris", nights: 2, budget: 900 } });

@@ -32,7 +32,7 @@ test("an agent's request reaches the inbox within a second; approving resumes th
     await inboxRow(page, tool, "A2").click();
     await expect(detail(page).getByRole("list", { name: /Call chain/ })).toContainText("O1");
     await expect(detail(page).getByRole("list", { name: /Call chain/ })).toContainText("A2");
-    await expect(detail(page).getByLabel("Proposed arguments")).toContainText('"LH123"');
+    await expect(detail(page).getByLabel("Proposed arguments as JSON")).toContainText('"LH123"');
     await approveButton(page).click();
 
     const decided = await agent.next("decided", 5_000);

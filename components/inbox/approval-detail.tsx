@@ -138,7 +138,7 @@ export const ApprovalDetail = forwardRef<
         {showComparison ? (
           <ArgsComparison proposed={approval.args} approved={approval.approvedArgs} executed={approval.executedArgs} executedAt={approval.executedAt} />
         ) : (
-          <JsonView value={approval.args} label="Proposed arguments" className="max-h-80" />
+          <JsonView value={approval.args} label="Proposed arguments as JSON" className="max-h-80" />
         )}
       </section>
 
