@@ -14,7 +14,7 @@ const MAX_SLEEP_MS = 2_000;
 
 export class WebhookDeliverer {
   private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private running: Promise<unknown> | undefined;
   private again = false;
   private stopped = false;
   private readonly unsubscribe: () => void;
@@ -35,15 +35,19 @@ export class WebhookDeliverer {
     }
     clearTimeout(this.timer);
     this.running = this.runOnce()
-      .catch((error) => log.error("webhook delivery round failed", error))
-      .finally(() => {
+      .then(() => this.nextDueInMs())
+      .catch((error) => {
+        log.error("webhook delivery round failed", error);
+        return MAX_SLEEP_MS;
+      })
+      .then((sleepMs) => {
         this.running = undefined;
         if (this.stopped) return;
         if (this.again) {
           this.again = false;
           this.wake();
         } else {
-          this.timer = setTimeout(() => this.wake(), MAX_SLEEP_MS);
+          this.timer = setTimeout(() => this.wake(), sleepMs);
         }
       });
   }
@@ -91,6 +95,17 @@ export class WebhookDeliverer {
         if (giveUp) log.warn(`giving up on webhook ${delivery.id} to ${delivery.url} after ${attempts} attempts: ${error}`);
       }),
     );
+  }
+
+  /** Sleep until the next retry falls due, but re-check at least every MAX_SLEEP_MS. */
+  private async nextDueInMs(): Promise<number> {
+    const next = await this.deps.prisma.decisionDelivery.findFirst({
+      where: { status: "PENDING" },
+      orderBy: { nextAttemptAt: "asc" },
+      select: { nextAttemptAt: true },
+    });
+    const wait = next ? next.nextAttemptAt.getTime() - this.deps.now().getTime() : MAX_SLEEP_MS;
+    return Math.min(Math.max(wait, 0), MAX_SLEEP_MS);
   }
 
   /** Returns null when the receiver acknowledged with 2xx, else what went wrong. */
