@@ -6,7 +6,6 @@
 import { useQueryClient, type QueryKey } from "@tanstack/react-query";
 import { createContext, useContext, useEffect, useState, type ReactNode } from "react";
 import { io } from "socket.io-client";
-import { stateKeys } from "@/lib/state-api";
 import { useTRPC } from "@/lib/trpc";
 
 export type ConnectionState = "connecting" | "live" | "lost";
@@ -42,7 +41,7 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
       task: trpc.task.pathKey(),
       request: trpc.request.pathKey(),
       audit: trpc.audit.pathKey(),
-      state: stateKeys.all,
+      state: trpc.state.pathKey(),
     };
     const pending = new Set<Area>();
     let timer: ReturnType<typeof setTimeout> | null = null;

@@ -61,20 +61,28 @@ test("the audit log lists decisions with who made them, filterable, and shows th
 test("a state diff between two versions shows the changed keys with their owners", async ({ page }, testInfo) => {
   const { sessionId } = await agentCall<{ sessionId: string }>("session.open", { title: unique("State") });
   const begun = await agentCall<{ taskId: string; requestId: string }>("request.begin", { sessionId, agent: "planner" });
-  const probe = await fetch(`${BASE_URL}/api/trpc/state.save`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
-  test.fixme(probe.status === 404 && /No procedure found/.test(await probe.text()), "state.save / state.history / state.diff are not on this server yet (issue 5); the console's State tab is built against their documented shapes");
-
-  await agentCall("state.save", { taskId: begun.taskId, requestId: begun.requestId, state: { city: "Paris", nights: 2, budget: 900 } });
-  await agentCall("state.save", { taskId: begun.taskId, requestId: begun.requestId, state: { city: "Lyon", nights: 2, hotel: "Le Royal" } });
+  const { taskId, requestId } = begun;
+  await agentCall("thread.configure", { taskId, config: {}, ownership: { rules: [{ match: { prefix: "mem." }, owner: "MEMORY" }] } });
+  await agentCall("state.save", { taskId, requestId, state: { city: "Paris", nights: 2, budget: 900 } });
+  await agentCall("state.remember", { taskId, requestId, memory: { "mem.traveller": "Ana" } });
+  await agentCall("state.save", { taskId, requestId, state: { city: "Lyon", nights: 2, hotel: "Le Royal", "mem.traveller": "Ana" } });
 
   await logIn(page);
   await page.goto(`/sessions/${sessionId}?task=${begun.taskId}`);
   await page.getByRole("tab", { name: "State" }).click();
-  await expect(page.getByRole("table", { name: "State versions" }).getByRole("row")).toHaveCount(3);
+  await expect(page.getByRole("table", { name: "State versions" }).getByRole("row")).toHaveCount(4);
+  // By default the last two versions: v2 (after remember) -> v3.
+  await expect(page.getByTestId("diff-summary")).toHaveText("v2 → v3: 1 added, 1 removed, 1 changed");
   const keys = page.getByRole("table", { name: "Changed keys" });
-  await expect(keys.getByRole("row", { name: /^city/ })).toContainText("changed");
-  await expect(keys.getByRole("row", { name: /^hotel/ })).toContainText("added");
-  await expect(keys.getByRole("row", { name: /^budget/ })).toContainText("removed");
+  await expect(keys.getByRole("row", { name: /^city/ }).getByRole("cell")).toHaveText(["~ changed", "SHARED(last-write-wins)", '"Paris"', '"Lyon"', /^1 op\(s\)/]);
+  await expect(keys.getByRole("row", { name: /^hotel/ })).toContainText("+ added");
+  await expect(keys.getByRole("row", { name: /^budget/ })).toContainText("− removed");
   await expect(keys.getByRole("row", { name: /^nights/ })).toHaveCount(0);
+  await expect(keys.getByRole("row", { name: /^mem\.traveller/ })).toHaveCount(0);
+
+  // Any two versions: from the first, the remembered key appears too, with its MEMORY owner.
+  await page.getByLabel("From version").selectOption("1");
+  await expect(page.getByTestId("diff-summary")).toHaveText("v1 → v3: 2 added, 1 removed, 1 changed");
+  await expect(keys.getByRole("row", { name: /^mem\.traveller/ })).toContainText("MEMORY");
   await finalScreenshot(page, testInfo, "state-diff");
 });

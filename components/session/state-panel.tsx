@@ -4,7 +4,7 @@
 // states of hundreds of keys.
 import { useEffect, useMemo, useState } from "react";
 import { formatBytes, formatTime } from "@/lib/format";
-import { isMissingProcedure, useStateDiff, useStateHistory, type JsonPatchOperation, type StateKeyChange } from "@/lib/state-api";
+import { isMissingProcedure, useStateDiff, useStateHistory, useStateVersion, type JsonPatchOperation, type StateKeyChange } from "@/lib/state-api";
 import { compactJson, Empty, ErrorNote, Loading } from "../ui";
 
 const CHANGE_STYLE: Record<StateKeyChange["change"], string> = {
@@ -56,13 +56,17 @@ export function StatePanel({ taskId }: { taskId: string }) {
 
   // Default to the last two versions; keep the operator's choice once made.
   useEffect(() => {
-    if (versions.length >= 2 && fromVersion === null && toVersion === null) {
-      setFrom(versions[versions.length - 2]!.version);
+    if (versions.length >= 1 && fromVersion === null && toVersion === null) {
+      setFrom(versions.length >= 2 ? versions[versions.length - 2]!.version : 0);
       setTo(versions[versions.length - 1]!.version);
     }
   }, [versions, fromVersion, toVersion]);
 
   const diff = useStateDiff(taskId, fromVersion, toVersion);
+  const before = useStateVersion(taskId, fromVersion);
+  const after = useStateVersion(taskId, toVersion);
+  const beforeState = (fromVersion === 0 ? {} : before.data?.state) ?? undefined;
+  const afterState = after.data?.state ?? undefined;
 
   const opsByKey = useMemo(() => {
     const map = new Map<string, JsonPatchOperation[]>();
@@ -88,10 +92,18 @@ export function StatePanel({ taskId }: { taskId: string }) {
   if (history.error) return isMissingProcedure(history.error) ? <MissingState /> : <ErrorNote title="Could not load state versions" error={history.error} />;
   if (versions.length === 0) return <Empty>This task has saved no state yet.</Empty>;
 
-  const versionSelect = (label: string, value: number | null, onChange: (value: number) => void) => (
+  const valueCell = (state: Record<string, unknown> | undefined, key: string, loading: boolean) => {
+    if (!state) return <span className="text-slate-400">{loading ? "…" : ""}</span>;
+    if (!Object.hasOwn(state, key)) return <span className="text-slate-400">(absent)</span>;
+    const text = JSON.stringify(state[key]);
+    return <span title={text.length > 200 ? text : undefined}>{compactJson(state[key], 200)}</span>;
+  };
+
+  const versionSelect = (label: string, value: number | null, onChange: (value: number) => void, withEmpty = false) => (
     <label className="flex items-center gap-1">
       <span className="text-slate-600">{label}</span>
       <select aria-label={`${label} version`} value={value ?? ""} onChange={(event) => onChange(Number(event.target.value))} className="rounded border border-slate-300 px-1 py-0.5">
+        {withEmpty ? <option value={0}>v0 (empty)</option> : null}
         {versions.map((version) => (
           <option key={version.version} value={version.version}>
             v{version.version}
@@ -103,33 +115,33 @@ export function StatePanel({ taskId }: { taskId: string }) {
 
   return (
     <section aria-label="State" className="space-y-3">
+      <div className="max-h-48 overflow-auto rounded border border-slate-200">
       <table className="w-full text-left text-xs" aria-label="State versions">
-        <thead className="text-slate-500">
+        <thead className="sticky top-0 bg-slate-100 text-slate-500">
           <tr>
-            <th className="py-1">Version</th>
+            <th className="px-2 py-1">Version</th>
             <th>Saved</th>
             <th>By request</th>
-            <th className="text-right">Size</th>
+            <th className="px-2 text-right">Size</th>
           </tr>
         </thead>
         <tbody>
           {versions.map((version) => (
             <tr key={version.version} className={`border-t border-slate-100 ${version.version === fromVersion || version.version === toVersion ? "bg-sky-50" : ""}`}>
-              <td className="py-1 font-mono font-semibold">v{version.version}</td>
+              <td className="px-2 py-1 font-mono font-semibold">v{version.version}</td>
               <td className="tabular-nums">{formatTime(version.createdAt)}</td>
               <td className="font-mono">{version.requestId ?? "—"}</td>
-              <td className="text-right tabular-nums">{formatBytes(version.sizeBytes)}</td>
+              <td className="px-2 text-right tabular-nums">{formatBytes(version.sizeBytes)}</td>
             </tr>
           ))}
         </tbody>
       </table>
+      </div>
 
-      {versions.length < 2 ? (
-        <Empty>Only one version so far: a diff needs two.</Empty>
-      ) : (
+      {versions.length < 1 ? null : (
         <>
           <div className="flex flex-wrap items-center gap-3 text-xs">
-            {versionSelect("From", fromVersion, setFrom)}
+            {versionSelect("From", fromVersion, setFrom, true)}
             {versionSelect("To", toVersion, setTo)}
             <input aria-label="Filter keys" placeholder="Filter keys" value={keyFilter} onChange={(event) => setKeyFilter(event.target.value)} className="w-40 rounded border border-slate-300 px-2 py-0.5" />
             <select aria-label="Show changes" value={changeFilter} onChange={(event) => setChangeFilter(event.target.value as typeof changeFilter)} className="rounded border border-slate-300 px-1 py-0.5">
@@ -154,14 +166,16 @@ export function StatePanel({ taskId }: { taskId: string }) {
               {diff.data.keys.length === 0 ? (
                 <Empty>No differences between these versions.</Empty>
               ) : (
-                <div className="max-h-[28rem] overflow-auto rounded border border-slate-200">
+                <div className="max-h-[32rem] overflow-auto rounded border border-slate-200">
                   <table className="w-full text-left text-xs" aria-label="Changed keys">
                     <thead className="sticky top-0 bg-slate-100 text-slate-600">
                       <tr>
                         <th className="px-2 py-1">Key</th>
                         <th className="px-2">Change</th>
                         <th className="px-2">Owner</th>
-                        <th className="px-2">Operations</th>
+                        <th className="px-2">Before (v{diff.data.fromVersion})</th>
+                        <th className="px-2">After (v{diff.data.toVersion})</th>
+                        <th className="px-2">Patch</th>
                       </tr>
                     </thead>
                     <tbody>
@@ -175,8 +189,13 @@ export function StatePanel({ taskId }: { taskId: string }) {
                             {key.owner ?? "unowned"}
                             {key.protocol ? <span className="ml-1 text-slate-500">({key.protocol})</span> : null}
                           </td>
+                          <td className="max-w-[16rem] px-2 py-1 font-mono break-all">{valueCell(beforeState, key.key, before.isPending)}</td>
+                          <td className="max-w-[16rem] px-2 py-1 font-mono break-all">{valueCell(afterState, key.key, after.isPending)}</td>
                           <td className="px-2 py-1">
-                            <Operations ops={opsByKey.get(key.key) ?? []} />
+                            <details>
+                              <summary className="cursor-pointer whitespace-nowrap text-slate-600">{(opsByKey.get(key.key) ?? []).length} op(s)</summary>
+                              <Operations ops={opsByKey.get(key.key) ?? []} />
+                            </details>
                           </td>
                         </tr>
                       ))}
