@@ -47,12 +47,15 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
     let timer: ReturnType<typeof setTimeout> | null = null;
     const flush = () => {
       timer = null;
-      for (const area of pending) {
-        // Keep an in-flight refetch rather than cancelling it: under a steady stream
-        // of events, cancelling would starve the list of ever finishing a fetch.
+      for (const area of [...pending]) {
+        // A fetch already in flight may have read before this event's commit: wait
+        // for it to finish, then refetch. (Cancelling it instead would starve a slow
+        // list of ever finishing under a steady stream of events.)
+        if (queryClient.isFetching({ queryKey: keys[area] }) > 0) continue;
+        pending.delete(area);
         void queryClient.invalidateQueries({ queryKey: keys[area] }, { cancelRefetch: false });
       }
-      pending.clear();
+      if (pending.size > 0) timer = setTimeout(flush, COALESCE_MS);
     };
 
     // WebSocket only: no HTTP long-polling fallback, so several server nodes behind a

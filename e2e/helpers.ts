@@ -89,9 +89,7 @@ export const inboxRow = (page: Page, tool: string, agent = "billing-agent") => p
 
 /** Saves the final screen as an artifact of the test (besides Playwright's own). */
 export async function finalScreenshot(page: Page, testInfo: TestInfo, name = "final") {
-  const path = testInfo.outputPath(`${name}.png`);
-  await page.screenshot({ path, fullPage: false });
-  await testInfo.attach(name, { path, contentType: "image/png" });
+  await testInfo.attach(name, { body: await page.screenshot(), contentType: "image/png" });
 }
 
 export interface AgentEvent {

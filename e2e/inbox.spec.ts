@@ -134,6 +134,7 @@ test("reject with a message and respond with an answer reach the agent; the hist
 
   await page.getByRole("tab", { name: "History" }).click();
   await page.getByLabel("Filter by tool").fill(rejectTool);
+  await expect(page.getByRole("list", { name: "Decided approvals" }).getByRole("listitem")).toHaveCount(1);
   const row = inboxRow(page, rejectTool);
   await expect(row).toContainText(`Rejected by ${ADMIN_EMAIL}`);
   await row.click();
@@ -168,6 +169,7 @@ test("edit: invalid JSON is refused before sending; a valid edit reaches the age
 
     await page.getByRole("tab", { name: "History" }).click();
     await page.getByLabel("Filter by tool").fill(tool);
+    await expect(page.getByRole("list", { name: "Decided approvals" }).getByRole("listitem")).toHaveCount(1);
     await inboxRow(page, tool, "A2").click();
     await expect(page.getByTestId("decision-banner")).toContainText("Approved with edits by you");
     const table = page.getByRole("table", { name: "Proposed, approved and executed arguments" });

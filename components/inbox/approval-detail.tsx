@@ -47,7 +47,7 @@ function DecisionBanner({ approval, myEmail }: { approval: ApprovalItem; myEmail
 
 function Expiry({ approval }: { approval: ApprovalItem }) {
   const now = useNow();
-  if (!approval.expiresAt) return <>never (waits for a decision)</>;
+  if (!approval.expiresAt) return <>{approval.status === "PENDING" ? "never (waits for a decision)" : "no timeout was set"}</>;
   const left = new Date(approval.expiresAt).getTime() - now;
   const then = approval.onTimeout === "approve" ? "then it is APPROVED automatically" : "then it is rejected";
   if (approval.status !== "PENDING") return <>{formatTime(approval.expiresAt)}</>;

@@ -67,7 +67,8 @@ export const DecisionPanel = forwardRef<
           setFailure(`${errorMessage(error)}. Nothing was decided; fix this and try again.`);
         }
       },
-      onSettled: () => queryClient.invalidateQueries({ queryKey: trpc.approval.pathKey() }),
+      onSettled: () =>
+        Promise.all([trpc.approval.pathKey(), trpc.request.pathKey(), trpc.task.pathKey()].map((queryKey) => queryClient.invalidateQueries({ queryKey }))),
     }),
   );
 

@@ -310,7 +310,7 @@ export function Inbox() {
           </div>
         ) : null}
 
-        <div ref={listRef} className="relative min-h-0 flex-1 overflow-auto bg-slate-50" aria-busy={activeQuery.isFetching}>
+        <div ref={listRef} className={`relative min-h-0 flex-1 overflow-auto bg-slate-50 transition-opacity ${activeQuery.isPlaceholderData ? "opacity-50" : ""}`} aria-busy={activeQuery.isFetching}>
           {activeQuery.isPending ? (
             <div className="p-4">
               <Loading>Loading approvals…</Loading>

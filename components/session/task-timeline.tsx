@@ -23,12 +23,12 @@ const TYPE_STYLE: Record<string, string> = {
 function EventRow({ event }: { event: TimelineEvent }) {
   const hasData = event.data !== null && event.data !== undefined;
   return (
-    <li className="grid grid-cols-[4.5rem_7.5rem_1fr] items-start gap-2 border-b border-slate-100 py-1.5 text-xs [content-visibility:auto] [contain-intrinsic-size:auto_32px]">
+    <li className="grid grid-cols-[4rem_10rem_1fr] items-start gap-2 border-b border-slate-100 py-1.5 text-xs [content-visibility:auto] [contain-intrinsic-size:auto_32px]">
       <time dateTime={event.at} className="tabular-nums text-slate-500" title={formatTime(event.at)}>
         {formatTime(event.at).slice(11)}
       </time>
       <span className="flex flex-col gap-0.5">
-        <span className={`w-fit rounded px-1 font-mono font-medium ${TYPE_STYLE[event.type] ?? "bg-slate-100 text-slate-800"}`}>{event.type}</span>
+        <span className={`w-fit max-w-full truncate rounded px-1 font-mono font-medium ${TYPE_STYLE[event.type] ?? "bg-slate-100 text-slate-800"}`}>{event.type}</span>
         <span className="text-[10px] uppercase tracking-wide text-slate-400">{event.category === "INTERACTION" ? "interaction" : "execution"}</span>
       </span>
       <div className="min-w-0">
