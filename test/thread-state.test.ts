@@ -19,6 +19,8 @@ beforeEach(async () => {
 });
 
 const HOUR = 3600_000;
+/** The router types state as zod's JSON type; test values are plain objects. */
+const asState = (value: object) => value as Record<string, never>;
 
 /** A session with one agent request (its own task), configured unless told otherwise. */
 async function agentThread(options: { config?: Record<string, unknown> | null; ownership?: unknown; agent?: string } = {}) {
@@ -28,7 +30,7 @@ async function agentThread(options: { config?: Record<string, unknown> | null; o
   if (options.config !== null) {
     await agent.thread.configure({ taskId: begun.taskId, config: options.config ?? {}, ownership: options.ownership });
   }
-  return { agent, sessionId, ...begun };
+  return { agent, ...begun };
 }
 
 const RULES = {
@@ -228,7 +230,7 @@ describe("ownership", () => {
     const write =
       writer === "memory"
         ? agent.state.remember({ taskId, requestId: worker.requestId, memory: { [key]: value } })
-        : agent.state.save({ taskId, requestId: (writer === "orchestrator" ? orchestrator : worker).requestId, state: { ...before.state, [key]: value } });
+        : agent.state.save({ taskId, requestId: (writer === "orchestrator" ? orchestrator : worker).requestId, state: asState({ ...before.state, [key]: value }) });
     if (allowed) {
       expect(await write).toMatchObject({ version: before.version + 1 });
       expect((await agent.state.load({ taskId })).state?.[key]).toEqual(value);
@@ -253,9 +255,9 @@ describe("ownership", () => {
 
   it("ownership: the refusal carries the key, its owner and the writer in error data", async () => {
     const { agent, taskId, worker } = await ownedThread();
-    const error = await agent.state
+    const error = (await agent.state
       .save({ taskId, requestId: worker.requestId, state: { route: "sales", cart: [], "mem.name": "Ada" } })
-      .catch((caught: unknown) => caught as { cause?: { details?: unknown } });
+      .catch((caught: unknown) => caught)) as { cause?: { details?: unknown } };
     expect(error.cause?.details).toMatchObject({ key: "route", owner: "ORCHESTRATOR", writer: "agent", change: "changed" });
   });
 
@@ -278,8 +280,8 @@ describe("diffs", () => {
     const operator = await operatorCaller(app.deps);
     const v1 = { items: [{ id: 1, tags: ["a", "b"] }, { id: 2, tags: [] }, { id: 3 }], meta: { pages: [[1, 2], [3]] } };
     const v2 = { items: [{ id: 1, tags: ["a", "c", "d"] }, { id: 3, extra: true }], meta: { pages: [[1], [3, 4], []] } };
-    await agent.state.save({ taskId, requestId, state: v1 });
-    await agent.state.save({ taskId, requestId, state: v2 });
+    await agent.state.save({ taskId, requestId, state: asState(v1) });
+    await agent.state.save({ taskId, requestId, state: asState(v2) });
     const diff = await operator.state.diff({ taskId, fromVersion: 1, toVersion: 2 });
     expect(diff).toMatchObject({ taskId, fromVersion: 1, toVersion: 2 });
     expect(diff.operations.length).toBeGreaterThan(0);

@@ -6,10 +6,10 @@ import { Prisma } from "../db/generated/client.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import { jsonSize, LIMITS } from "../domain/json.ts";
-import { isActive } from "../domain/lifecycle.ts";
+import { isActive, type RunStatus } from "../domain/lifecycle.ts";
 import type { AgentPrincipal } from "../domain/principal.ts";
 import { parseThreadConfig, type ThreadConfig } from "../domain/thread/config.ts";
-import { diffStates, stateSizeBytes, summarizeDiff, type KeyChange, type KeyChangeSummary, type Operation, type StateObject } from "../domain/thread/diff.ts";
+import { diffParsedStates, summarizeDiff, type KeyChange, type KeyChangeSummary, type Operation, type StateObject } from "../domain/thread/diff.ts";
 import {
   annotateOwners,
   checkStateWrite,
@@ -102,23 +102,29 @@ export interface LoadedState {
 }
 
 export async function loadState(deps: ServiceDeps, workspaceId: string, taskId: string): Promise<LoadedState> {
-  const task = await deps.prisma.task.findFirst({
-    where: { id: taskId, workspaceId },
-    select: {
-      id: true,
-      config: { select: { config: true, ownership: true } },
-      states: { orderBy: { version: "desc" }, take: 1, select: { version: true, state: true } },
-    },
-  });
+  const [task, latest] = await Promise.all([
+    deps.prisma.task.findFirst({ where: { id: taskId, workspaceId }, select: { id: true, config: { select: { config: true, ownership: true } } } }),
+    readLatest(deps.prisma, taskId),
+  ]);
   if (!task) throw notFound("task", taskId);
-  const latest = task.states[0];
   return {
     taskId: task.id,
     version: latest?.version ?? 0,
     config: (task.config?.config ?? null) as ThreadConfig | null,
     ownership: (task.config?.ownership ?? null) as OwnershipRules | null,
-    state: (latest?.state ?? null) as StateObject | null,
+    state: latest?.state ?? null,
   };
+}
+
+/**
+ * The latest version, read as text and parsed here: for large states this is
+ * several times faster than letting the driver and Prisma convert the value.
+ */
+async function readLatest(db: Tx, taskId: string): Promise<{ version: number; state: StateObject } | null> {
+  const rows = await db.$queryRaw<{ version: number; state: string }[]>`
+    SELECT version, state::text AS state FROM "AgentStateVersion" WHERE "taskId" = ${taskId} ORDER BY version DESC LIMIT 1`;
+  const row = rows[0];
+  return row ? { version: row.version, state: JSON.parse(row.state) as StateObject } : null;
 }
 
 // ---- Saving -----------------------------------------------------------------
@@ -148,7 +154,9 @@ export interface SaveStateResult {
 
 /** An agent's or orchestrator's save of the whole state, checked against the thread's ownership rules. */
 export function saveState(deps: ServiceDeps, agent: AgentPrincipal, input: SaveStateInput): Promise<SaveStateResult> {
-  checkStateSize(input.state, "state");
+  if (!isPlainObject(input.state)) {
+    throw new DomainError("BAD_INPUT", "state must be a JSON object of top-level keys, e.g. {\"notes\": []}", { field: "state" });
+  }
   return writeVersion(deps, agent, input, "state.saved", (_previous, _rules, writer) => ({ next: input.state, writer }));
 }
 
@@ -159,7 +167,6 @@ export function saveState(deps: ServiceDeps, agent: AgentPrincipal, input: SaveS
 export function rememberState(deps: ServiceDeps, agent: AgentPrincipal, input: MemoryInput): Promise<SaveStateResult> {
   const keys = Object.keys(input.memory);
   if (keys.length === 0) throw new DomainError("BAD_INPUT", "memory is empty; give at least one MEMORY key to set (or null to remove it)", { field: "memory" });
-  checkStateSize(input.memory, "memory");
   return writeVersion(deps, agent, input, "state.remembered", (previous, rules) => {
     const next: StateObject = { ...(previous ?? {}) };
     for (const key of keys.sort()) {
@@ -175,23 +182,29 @@ export function rememberState(deps: ServiceDeps, agent: AgentPrincipal, input: M
       if (value === null || value === undefined) delete next[key];
       else next[key] = value;
     }
-    checkStateSize(next, "memory");
     return { next, writer: "memory" };
   });
 }
 
-function checkStateSize(value: unknown, field: string): void {
-  const size = stateSizeBytes(value);
-  if (size > LIMITS.stateBytes) {
+/** The value's JSON text, refused when over the state size limit. */
+function stateText(value: unknown, field: string): { text: string; sizeBytes: number } {
+  const text = JSON.stringify(value);
+  const sizeBytes = Buffer.byteLength(text, "utf8");
+  if (sizeBytes > LIMITS.stateBytes) {
     throw new DomainError(
       "PAYLOAD_TOO_LARGE",
-      `${field === "state" ? "the state" : "the state after this memory write"} is ${size} bytes, over the ${LIMITS.stateBytes}-byte limit; keep large data out of thread state`,
-      { field, size, limit: LIMITS.stateBytes },
+      `${field === "state" ? "the state" : "the state after this memory write"} is ${sizeBytes} bytes, over the ${LIMITS.stateBytes}-byte limit; keep large data out of thread state`,
+      { field, size: sizeBytes, limit: LIMITS.stateBytes },
     );
   }
+  return { text, sizeBytes };
 }
 
 type BuildNext = (previous: StateObject | null, rules: OwnershipRules | null, writer: WriterKind) => { next: StateObject; writer: WriterKind };
+
+function isPlainObject(value: unknown): value is StateObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
 
 interface LockedThread {
   config: unknown;
@@ -219,13 +232,8 @@ async function writeVersion(
   try {
     result = await transact(deps, async (tx) => {
       saved = null;
-      const thread = await lockThread(tx, workspaceId, input.taskId);
-      const request = await writingRequest(tx, workspaceId, input.taskId, input.requestId);
-      const latest = await tx.agentStateVersion.findFirst({
-        where: { taskId: input.taskId },
-        orderBy: { version: "desc" },
-        select: { version: true, state: true },
-      });
+      const thread = await lockThread(tx, workspaceId, input.taskId, input.requestId);
+      const latest = await readLatest(tx, input.taskId);
       const current = latest?.version ?? 0;
       if (input.baseVersion !== undefined && input.baseVersion !== current) {
         throw new DomainError(
@@ -235,26 +243,18 @@ async function writeVersion(
         );
       }
       const rules = (thread.ownership ?? null) as OwnershipRules | null;
-      const previous = (latest?.state ?? null) as StateObject | null;
-      const { next, writer } = build(previous, rules, request.writer);
+      const previous = latest?.state ?? null;
+      const { next, writer } = build(previous, rules, thread.writer);
       const changes = checkStateWrite(rules, previous, next, { kind: writer });
-      const sizeBytes = stateSizeBytes(next);
+      const { text, sizeBytes } = stateText(next, writer === "memory" ? "memory" : "state");
       if (latest && changes.length === 0) return { taskId: input.taskId, version: current, sizeBytes, unchanged: true };
       const version = current + 1;
-      await tx.agentStateVersion.create({
-        data: {
-          id: newId("stv"),
-          workspaceId,
-          taskId: input.taskId,
-          version,
-          requestId: input.requestId,
-          state: next as Prisma.InputJsonValue,
-          owners: annotateOwners(rules, next) as Prisma.InputJsonValue,
-          sizeBytes,
-          createdAt: now,
-        },
-        select: { id: true },
-      });
+      // Raw SQL with the JSON text we already have: Prisma's create walks a
+      // large Json argument value by value, which costs more than the insert.
+      await tx.$executeRaw`
+        INSERT INTO "AgentStateVersion" (id, "workspaceId", "taskId", version, "requestId", state, owners, "sizeBytes", "createdAt")
+        VALUES (${newId("stv")}, ${workspaceId}, ${input.taskId}, ${version}, ${input.requestId}, ${text}::json,
+                ${JSON.stringify(annotateOwners(rules, next))}::jsonb, ${sizeBytes}, ${now})`;
       await appendAudit(
         tx,
         workspaceId,
@@ -289,21 +289,32 @@ function summarizeChanges(changes: KeyChange[]) {
   return changes.length > listed.length ? { listed, more: changes.length - listed.length } : { listed };
 }
 
-async function lockThread(tx: Tx, workspaceId: string, taskId: string): Promise<LockedThread> {
-  const rows = await tx.$queryRaw<LockedThread[]>`
-    SELECT c.config, c.ownership, t."sessionId"
-    FROM "ThreadConfig" c JOIN "Task" t ON t.id = c."taskId"
+/**
+ * Locks the thread's config row and reads, in the same statement, the request
+ * that writes: one round trip instead of two on the hot path of every save.
+ */
+async function lockThread(tx: Tx, workspaceId: string, taskId: string, requestId: string): Promise<LockedThread & { writer: WriterKind }> {
+  const rows = await tx.$queryRaw<(LockedThread & { requestTaskId: string | null; requestStatus: RunStatus | null; requestKind: string | null })[]>`
+    SELECT c.config, c.ownership, t."sessionId", r."taskId" AS "requestTaskId", r.status AS "requestStatus", rt.kind AS "requestKind"
+    FROM "ThreadConfig" c
+    JOIN "Task" t ON t.id = c."taskId"
+    LEFT JOIN "Request" r ON r.id = ${requestId} AND r."workspaceId" = ${workspaceId}
+    LEFT JOIN "Task" rt ON rt.id = r."taskId"
     WHERE c."taskId" = ${taskId} AND c."workspaceId" = ${workspaceId}
     FOR UPDATE OF c`;
   const row = rows[0];
-  if (row) return { ...row, ownership: parseJsonColumn(row.ownership), config: parseJsonColumn(row.config) };
-  const task = await tx.task.findFirst({ where: { id: taskId, workspaceId }, select: { id: true } });
-  if (!task) throw notFound("task", taskId);
-  throw new DomainError(
-    "PRECONDITION_FAILED",
-    `the thread of task ${taskId} has no config yet; call thread.configure with {"taskId": "${taskId}", "config": {...}} before saving state`,
-    { field: "taskId" },
-  );
+  if (!row) {
+    const task = await tx.task.findFirst({ where: { id: taskId, workspaceId }, select: { id: true } });
+    if (!task) throw notFound("task", taskId);
+    throw new DomainError(
+      "PRECONDITION_FAILED",
+      `the thread of task ${taskId} has no config yet; call thread.configure with {"taskId": "${taskId}", "config": {...}} before saving state`,
+      { field: "taskId" },
+    );
+  }
+  const request = row.requestTaskId === null ? null : { id: requestId, taskId: row.requestTaskId, status: row.requestStatus!, kind: row.requestKind! };
+  const writer = await checkWritingRequest(tx, taskId, requestId, request);
+  return { config: parseJsonColumn(row.config), ownership: parseJsonColumn(row.ownership), sessionId: row.sessionId, writer };
 }
 
 // Raw queries hand JSON columns back parsed on some drivers and as text on others.
@@ -322,6 +333,16 @@ export async function writingRequest(tx: Tx, workspaceId: string, taskId: string
     where: { id: requestId, workspaceId },
     select: { id: true, taskId: true, status: true, task: { select: { kind: true } } },
   });
+  const writer = await checkWritingRequest(tx, taskId, requestId, request && { ...request, kind: request.task.kind });
+  return { id: requestId, writer };
+}
+
+async function checkWritingRequest(
+  tx: Tx,
+  taskId: string,
+  requestId: string,
+  request: { taskId: string; status: RunStatus; kind: string } | null,
+): Promise<WriterKind> {
   if (!request) throw new DomainError("NOT_FOUND", `request ${requestId} does not exist in this workspace`, { field: "requestId" });
   if (request.taskId !== taskId && !(await isAncestorTask(tx, request.taskId, taskId))) {
     throw new DomainError(
@@ -337,7 +358,7 @@ export async function writingRequest(tx: Tx, workspaceId: string, taskId: string
       { field: "requestId" },
     );
   }
-  return { id: request.id, writer: request.task.kind === "ORCHESTRATOR" ? "orchestrator" : "agent" };
+  return request.kind === "ORCHESTRATOR" ? "orchestrator" : "agent";
 }
 
 async function isAncestorTask(tx: Tx, ancestorId: string, taskId: string): Promise<boolean> {
@@ -413,21 +434,22 @@ export async function stateDiff(deps: ServiceDeps, workspaceId: string, input: {
   const wanted = [...new Set([fromVersion, toVersion].filter((version) => version > 0))];
   const [task, rows] = await Promise.all([
     deps.prisma.task.findFirst({ where: { id: taskId, workspaceId }, select: { id: true, config: { select: { ownership: true } } } }),
-    deps.prisma.agentStateVersion.findMany({
-      where: { taskId, workspaceId, version: { in: wanted } },
-      select: { version: true, state: true, owners: true },
-    }),
+    deps.prisma.$queryRaw<{ version: number; state: string; owners: string | null }[]>`
+      SELECT version, state::text AS state, owners::text AS owners FROM "AgentStateVersion"
+      WHERE "taskId" = ${taskId} AND "workspaceId" = ${workspaceId} AND version = ANY(${wanted}::int[])`,
   ]);
   if (!task) throw notFound("task", taskId);
-  const byVersion = new Map(rows.map((row) => [row.version, row]));
+  const byVersion = new Map(
+    rows.map((row) => [row.version, { state: JSON.parse(row.state) as StateObject, owners: row.owners === null ? null : (JSON.parse(row.owners) as unknown) }]),
+  );
   for (const [version, field] of [[fromVersion, "fromVersion"], [toVersion, "toVersion"]] as const) {
     if (version > 0 && !byVersion.has(version)) throw await missingVersion(deps, taskId, version, field);
   }
   const from = fromVersion > 0 ? byVersion.get(fromVersion)! : null;
   const to = toVersion > 0 ? byVersion.get(toVersion)! : null;
-  const fromState = (from?.state ?? null) as StateObject | null;
-  const toState = (to?.state ?? null) as StateObject | null;
-  const operations = diffStates(fromState ?? {}, toState ?? {}) as PatchOperation[];
+  const fromState = from?.state ?? null;
+  const toState = to?.state ?? null;
+  const operations = diffParsedStates(fromState ?? {}, toState ?? {}) as PatchOperation[];
   // Owners as declared when each version was saved, the newer one winning; the
   // current rules only for keys a version recorded no owner for.
   const recorded = { ...((from?.owners ?? {}) as Record<string, KeyOwnership>), ...((to?.owners ?? {}) as Record<string, KeyOwnership>) };

@@ -1,6 +1,6 @@
 import { applyPatch } from "fast-json-patch/index.mjs";
 import { describe, expect, it } from "vitest";
-import { diffStates, stateSizeBytes, summarizeDiff, topLevelChanges } from "./diff.ts";
+import { diffParsedStates, diffStates, stateSizeBytes, summarizeDiff, topLevelChanges } from "./diff.ts";
 import { annotateOwners, type OwnershipRules } from "./ownership.ts";
 
 function applied(from: unknown, to: unknown): unknown {
@@ -27,6 +27,11 @@ describe("diffStates", () => {
   ];
   it.each(pairs)("diff: applying the patch of %s to the old state yields the new one", (_name, from, to) => {
     expect(applied(from, to)).toEqual(to);
+  });
+
+  it.each(pairs)("diff: for states read back from JSON, diffParsedStates gives the same patch as diffStates (%s)", (_name, from, to) => {
+    const parse = (value: unknown) => (value === null ? null : (JSON.parse(JSON.stringify(value)) as unknown));
+    expect(diffParsedStates(parse(from), parse(to))).toEqual(diffStates(from, to));
   });
 
   it("diff: identical states give an empty patch, whatever the key order", () => {
@@ -127,6 +132,10 @@ describe("topLevelChanges", () => {
       { key: "e", change: "added" },
     ]);
     expect(topLevelChanges(null, undefined)).toEqual([]);
+  });
+
+  it("diff: a key whose value only reorders its object keys is unchanged", () => {
+    expect(topLevelChanges({ a: { x: 1, y: [{ p: 1, q: 2 }] } }, { a: { y: [{ q: 2, p: 1 }], x: 1 } })).toEqual([]);
   });
 });
 

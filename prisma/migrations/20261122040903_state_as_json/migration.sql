@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "AgentStateVersion" ALTER COLUMN "state" SET DATA TYPE JSON;
