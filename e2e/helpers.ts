@@ -158,3 +158,23 @@ export class AgentProcess {
     if (this.child.exitCode === null) this.child.kill();
   }
 }
+
+/** Many calls of one agent procedure in tRPC HTTP batches (for building large fixtures quickly). */
+export async function agentBatch<T = Record<string, unknown>>(path: string, inputs: unknown[], chunk = 100): Promise<T[]> {
+  const results: T[] = [];
+  for (let start = 0; start < inputs.length; start += chunk) {
+    const slice = inputs.slice(start, start + chunk);
+    const body = Object.fromEntries(slice.map((input, index) => [String(index), input]));
+    const response = await fetch(`${BASE_URL}/api/trpc/${slice.map(() => path).join(",")}?batch=1`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${AGENT_KEY}`, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const items = (await response.json()) as { result?: { data: T }; error?: { message: string } }[];
+    for (const item of items) {
+      if (!item.result) throw new Error(`${path} failed in a batch: ${item.error?.message ?? JSON.stringify(item)}`);
+      results.push(item.result.data);
+    }
+  }
+  return results;
+}

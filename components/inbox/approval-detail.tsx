@@ -146,7 +146,7 @@ export const ApprovalDetail = forwardRef<
         <h3 id="chain-heading" className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">
           Call chain
         </h3>
-        <RequestChain requestId={approval.requestId} sessionId={approval.sessionId} />
+        <RequestChain requestId={approval.requestId} sessionId={approval.sessionId} pending={pending} />
       </section>
     </article>
   );

@@ -6,7 +6,7 @@ import Link from "next/link";
 import { useTRPC } from "@/lib/trpc";
 import { ErrorNote, Loading, StatusBadge } from "../ui";
 
-export function RequestChain({ requestId, sessionId }: { requestId: string; sessionId: string }) {
+export function RequestChain({ requestId, sessionId, pending }: { requestId: string; sessionId: string; pending: boolean }) {
   const trpc = useTRPC();
   const chain = useQuery(trpc.request.get.queryOptions({ requestId }));
   if (chain.isPending) return <Loading>Loading the call chain…</Loading>;
@@ -32,7 +32,7 @@ export function RequestChain({ requestId, sessionId }: { requestId: string; sess
             </Link>
             <span className="font-mono text-[11px] text-slate-500">{link.requestId}</span>
             <StatusBadge status={link.status} />
-            {last ? <span className="text-xs font-medium text-amber-800">← asks for this approval</span> : null}
+            {last ? <span className="text-xs font-medium text-amber-800">{pending ? "← waits for this approval" : "← asked for this approval"}</span> : null}
           </li>
         );
       })}
