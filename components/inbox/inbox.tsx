@@ -255,7 +255,7 @@ export function Inbox() {
         </div>
 
         <div className="flex flex-wrap items-center gap-2 border-b border-slate-200 bg-white px-3 py-2 text-sm">
-          <select aria-label="Filter by session" value={filters.session} onChange={(event) => setFilters({ ...filters, session: event.target.value })} className="max-w-[14rem] rounded border border-slate-300 px-2 py-1">
+          <select aria-label="Filter by session" value={filters.session} onChange={(event) => setFilters({ ...filters, session: event.target.value })} className="w-52 truncate rounded border border-slate-300 px-2 py-1">
             <option value="">All sessions</option>
             {(sessions.data?.items ?? []).map((session) => (
               <option key={session.id} value={session.id}>
@@ -330,10 +330,10 @@ export function Inbox() {
               </Empty>
             </div>
           ) : (
-            <div role="list" aria-label={tab === "pending" ? "Pending approvals" : "Decided approvals"} aria-rowcount={items.length} style={{ height: virtual.totalHeight + (tab === "history" && history.hasNextPage ? 48 : 0) }} className="relative">
+            <div role="list" aria-label={tab === "pending" ? "Pending approvals" : "Decided approvals"} style={{ height: virtual.totalHeight + (tab === "history" && history.hasNextPage ? 48 : 0) }} className="relative">
               <div style={{ transform: `translateY(${virtual.offsetTop}px)` }}>
-                {items.slice(virtual.start, virtual.end).map((item) => (
-                  <div role="listitem" key={item.approvalId}>
+                {items.slice(virtual.start, virtual.end).map((item, offset) => (
+                  <div role="listitem" aria-setsize={items.length} aria-posinset={virtual.start + offset + 1} key={item.approvalId}>
                     {tab === "pending" ? (
                       <PendingRow approval={item} sessionLabel={sessionLabel(item.sessionId)} current={item.approvalId === selectedId} checked={checked.has(item.approvalId)} checkable={decider} onOpen={open} onToggle={toggle} />
                     ) : (

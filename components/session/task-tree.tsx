@@ -222,13 +222,15 @@ export function TaskTree({
             Jump to paused task
           </button>
         ) : null}
-        <button
-          type="button"
-          onClick={() => setCollapsed(allCollapsed ? new Set() : new Set(roots.flatMap(function ids(node): string[] { return node.children.length ? [node.taskId, ...node.children.flatMap(ids)] : []; })))}
-          className="rounded border border-slate-300 px-2 py-0.5"
-        >
-          {allCollapsed ? "Expand all" : "Collapse all"}
-        </button>
+        {roots.some((root) => root.children.length > 0) ? (
+          <button
+            type="button"
+            onClick={() => setCollapsed(allCollapsed ? new Set() : new Set(roots.flatMap(function ids(node): string[] { return node.children.length ? [node.taskId, ...node.children.flatMap(ids)] : []; })))}
+            className="rounded border border-slate-300 px-2 py-0.5"
+          >
+            {allCollapsed ? "Expand all" : "Collapse all"}
+          </button>
+        ) : null}
       </div>
       <div ref={containerRef} className="relative min-h-0 flex-1 overflow-auto bg-white">
         <div role="tree" aria-label="Task tree" onKeyDown={onKeyDown} style={{ height: virtual.totalHeight }} className="relative">
