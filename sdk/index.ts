@@ -6,6 +6,9 @@ import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
 import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "../server/api/router.ts";
 import { verifyWebhookSignature, webhookSecretFor } from "../server/domain/webhook.ts";
+import { Thread, type ThreadOptions } from "./thread.ts";
+
+export * from "./thread.ts";
 
 export type RouterInputs = inferRouterInputs<AppRouter>;
 export type RouterOutputs = inferRouterOutputs<AppRouter>;
@@ -74,9 +77,20 @@ export function createTollgate(options: TollgateOptions) {
   }
 
   function handle(ids: { sessionId: string; taskId: string; requestId: string }) {
+    // End-of-request hooks: threads opened on this request end before it completes.
+    const threads: Thread[] = [];
     return {
       ...ids,
-      complete: (output?: unknown) => withRetry(() => client.request.complete.mutate({ requestId: ids.requestId, output: output as never })),
+      /** The task's thread for this request; complete() runs its end-of-request hook first. */
+      thread: (threadOptions?: ThreadOptions) => {
+        const opened = new Thread({ client, withRetry }, ids.taskId, ids.requestId, threadOptions);
+        threads.push(opened);
+        return opened;
+      },
+      complete: async (output?: unknown) => {
+        for (const opened of threads) await opened.end();
+        return withRetry(() => client.request.complete.mutate({ requestId: ids.requestId, output: output as never }));
+      },
       fail: (error: { message: string; code?: string }) => withRetry(() => client.request.fail.mutate({ requestId: ids.requestId, error })),
       trace: (events: { type: string; name?: string; data?: unknown }[]) =>
         withRetry(() => client.request.trace.mutate({ requestId: ids.requestId, events: events as never })),
@@ -142,6 +156,8 @@ export function createTollgate(options: TollgateOptions) {
     },
     /** A handle on a request begun elsewhere (e.g. from a webhook). */
     request: handle,
+    /** A task's thread for one request; call end() at the end of the request (or use handle.thread). */
+    thread: (taskId: string, requestId: string, threadOptions?: ThreadOptions) => new Thread({ client, withRetry }, taskId, requestId, threadOptions),
     waitForDecision,
     settle,
   };

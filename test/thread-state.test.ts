@@ -135,6 +135,13 @@ describe("state versions", () => {
     expect((await agent.state.load({ taskId })).state).toEqual({ n: 2 });
   });
 
+  it("state: a retried save whose state already is the latest version answers unchanged, not CONFLICT", async () => {
+    const { agent, taskId, requestId } = await agentThread();
+    await agent.state.save({ taskId, requestId, state: { n: 1 }, baseVersion: 0 });
+    expect(await agent.state.save({ taskId, requestId, state: { n: 1 }, baseVersion: 0 })).toMatchObject({ version: 1, unchanged: true });
+    expect(await db.prisma.agentStateVersion.count({ where: { taskId } })).toBe(1);
+  });
+
   it("state: two concurrent saves on the same base: exactly one wins, the other is CONFLICT", async () => {
     const { agent, taskId, requestId } = await agentThread();
     await agent.state.save({ taskId, requestId, state: { n: 0 } });

@@ -9,7 +9,7 @@ import { jsonSize, LIMITS } from "../domain/json.ts";
 import { isActive, type RunStatus } from "../domain/lifecycle.ts";
 import type { AgentPrincipal } from "../domain/principal.ts";
 import { parseThreadConfig, type ThreadConfig } from "../domain/thread/config.ts";
-import { diffParsedStates, summarizeDiff, type KeyChange, type KeyChangeSummary, type Operation, type StateObject } from "../domain/thread/diff.ts";
+import { diffParsedStates, summarizeDiff, topLevelChanges, type KeyChange, type KeyChangeSummary, type Operation, type StateObject } from "../domain/thread/diff.ts";
 import {
   annotateOwners,
   checkStateWrite,
@@ -235,16 +235,21 @@ async function writeVersion(
       const thread = await lockThread(tx, workspaceId, input.taskId, input.requestId);
       const latest = await readLatest(tx, input.taskId);
       const current = latest?.version ?? 0;
+      const rules = (thread.ownership ?? null) as OwnershipRules | null;
+      const previous = latest?.state ?? null;
+      const { next, writer } = build(previous, rules, thread.writer);
       if (input.baseVersion !== undefined && input.baseVersion !== current) {
+        // A retry of a save that did commit (its answer was lost) finds its own
+        // state on top: nothing would be lost by it, so it is answered, not refused.
+        if (latest && topLevelChanges(previous, next).length === 0) {
+          return { taskId: input.taskId, version: current, sizeBytes: stateText(next, "state").sizeBytes, unchanged: true };
+        }
         throw new DomainError(
           "CONFLICT",
           `the state of task ${input.taskId} is at version ${current}, but this save is based on version ${input.baseVersion}; load version ${current}, apply your change again and save with baseVersion ${current}`,
           { field: "baseVersion", currentVersion: current, baseVersion: input.baseVersion },
         );
       }
-      const rules = (thread.ownership ?? null) as OwnershipRules | null;
-      const previous = latest?.state ?? null;
-      const { next, writer } = build(previous, rules, thread.writer);
       const changes = checkStateWrite(rules, previous, next, { kind: writer });
       const { text, sizeBytes } = stateText(next, writer === "memory" ? "memory" : "state");
       if (latest && changes.length === 0) return { taskId: input.taskId, version: current, sizeBytes, unchanged: true };
