@@ -151,6 +151,13 @@ describe("state versions", () => {
     expect(await db.prisma.agentStateVersion.count({ where: { taskId } })).toBe(2);
   });
 
+  it("state: concurrent saves without baseVersion all land, each as its own version", async () => {
+    const { agent, taskId, requestId } = await agentThread();
+    const results = await Promise.all([1, 2, 3, 4, 5].map((n) => agent.state.save({ taskId, requestId, state: { n } })));
+    expect(results.map((result) => result.version).sort()).toEqual([1, 2, 3, 4, 5]);
+    expect((await agent.state.load({ taskId })).version).toBe(5);
+  });
+
   it("state: saving the state unchanged stores no new version", async () => {
     const { agent, taskId, requestId } = await agentThread();
     await agent.state.save({ taskId, requestId, state: { a: { b: 1, c: 2 } } });

@@ -228,63 +228,74 @@ async function writeVersion(
   const { workspaceId } = agent;
   const now = deps.now();
   let saved: { sessionId: string; version: number } | null = null;
-  let result: SaveStateResult;
-  try {
-    result = await transact(deps, async (tx) => {
-      saved = null;
-      const thread = await lockThread(tx, workspaceId, input.taskId, input.requestId);
-      const latest = await readLatest(tx, input.taskId);
-      const current = latest?.version ?? 0;
-      const rules = (thread.ownership ?? null) as OwnershipRules | null;
-      const previous = latest?.state ?? null;
-      const { next, writer } = build(previous, rules, thread.writer);
-      if (input.baseVersion !== undefined && input.baseVersion !== current) {
-        // A retry of a save that did commit (its answer was lost) finds its own
-        // state on top: nothing would be lost by it, so it is answered, not refused.
-        if (latest && topLevelChanges(previous, next).length === 0) {
-          return { taskId: input.taskId, version: current, sizeBytes: stateText(next, "state").sizeBytes, unchanged: true };
+  let result: SaveStateResult | undefined;
+  for (let attempt = 1; result === undefined; attempt++) {
+    try {
+      result = await transact(deps, async (tx) => {
+        saved = null;
+        const thread = await lockThread(tx, workspaceId, input.taskId, input.requestId);
+        // After a collision, read again behind the lock we now hold: that read is current.
+        const latest = attempt === 1 ? thread.latest : await readLatest(tx, input.taskId);
+        const current = latest?.version ?? 0;
+        const rules = (thread.ownership ?? null) as OwnershipRules | null;
+        const previous = latest?.state ?? null;
+        const { next, writer } = build(previous, rules, thread.writer);
+        if (input.baseVersion !== undefined && input.baseVersion !== current) {
+          // A retry of a save that did commit (its answer was lost) finds its own
+          // state on top: nothing would be lost by it, so it is answered, not refused.
+          if (latest && topLevelChanges(previous, next).length === 0) {
+            return { taskId: input.taskId, version: current, sizeBytes: stateText(next, "state").sizeBytes, unchanged: true };
+          }
+          throw new DomainError(
+            "CONFLICT",
+            `the state of task ${input.taskId} is at version ${current}, but this save is based on version ${input.baseVersion}; load version ${current}, apply your change again and save with baseVersion ${current}`,
+            { field: "baseVersion", currentVersion: current, baseVersion: input.baseVersion },
+          );
         }
-        throw new DomainError(
-          "CONFLICT",
-          `the state of task ${input.taskId} is at version ${current}, but this save is based on version ${input.baseVersion}; load version ${current}, apply your change again and save with baseVersion ${current}`,
-          { field: "baseVersion", currentVersion: current, baseVersion: input.baseVersion },
+        const changes = checkStateWrite(rules, previous, next, { kind: writer });
+        const { text, sizeBytes } = stateText(next, writer === "memory" ? "memory" : "state");
+        if (latest && changes.length === 0) return { taskId: input.taskId, version: current, sizeBytes, unchanged: true };
+        const version = current + 1;
+        // Raw SQL with the JSON text we already have: Prisma's create walks a
+        // large Json argument value by value, which costs more than the insert.
+        await tx.$executeRaw`
+          INSERT INTO "AgentStateVersion" (id, "workspaceId", "taskId", version, "requestId", state, owners, "sizeBytes", "createdAt")
+          VALUES (${newId("stv")}, ${workspaceId}, ${input.taskId}, ${version}, ${input.requestId}, ${text}::json,
+                  ${JSON.stringify(annotateOwners(rules, next))}::jsonb, ${sizeBytes}, ${now})`;
+        await appendAudit(
+          tx,
+          workspaceId,
+          {
+            actor: agentActor(agent),
+            action,
+            subjectType: "task",
+            subjectId: input.taskId,
+            data: { version, requestId: input.requestId, writer, sizeBytes, changes: summarizeChanges(changes) },
+          },
+          now,
         );
+        saved = { sessionId: thread.sessionId, version };
+        return { taskId: input.taskId, version, sizeBytes, unchanged: false };
+      });
+    } catch (error) {
+      // Another save committed while this one waited for the lock: run it again
+      // on the new latest version (a stale baseVersion then is a CONFLICT).
+      if (!isDuplicateVersion(error)) throw error;
+      if (attempt >= 3) {
+        throw new DomainError("CONFLICT", `other saves of task ${input.taskId} kept committing first; load the state again and retry`, { field: "baseVersion" });
       }
-      const changes = checkStateWrite(rules, previous, next, { kind: writer });
-      const { text, sizeBytes } = stateText(next, writer === "memory" ? "memory" : "state");
-      if (latest && changes.length === 0) return { taskId: input.taskId, version: current, sizeBytes, unchanged: true };
-      const version = current + 1;
-      // Raw SQL with the JSON text we already have: Prisma's create walks a
-      // large Json argument value by value, which costs more than the insert.
-      await tx.$executeRaw`
-        INSERT INTO "AgentStateVersion" (id, "workspaceId", "taskId", version, "requestId", state, owners, "sizeBytes", "createdAt")
-        VALUES (${newId("stv")}, ${workspaceId}, ${input.taskId}, ${version}, ${input.requestId}, ${text}::json,
-                ${JSON.stringify(annotateOwners(rules, next))}::jsonb, ${sizeBytes}, ${now})`;
-      await appendAudit(
-        tx,
-        workspaceId,
-        {
-          actor: agentActor(agent),
-          action,
-          subjectType: "task",
-          subjectId: input.taskId,
-          data: { version, requestId: input.requestId, writer, sizeBytes, changes: summarizeChanges(changes) },
-        },
-        now,
-      );
-      saved = { sessionId: thread.sessionId, version };
-      return { taskId: input.taskId, version, sizeBytes, unchanged: false };
-    });
-  } catch (error) {
-    // Only reachable if the row lock were bypassed; still a clear answer, not a 500.
-    if (isUniqueViolation(error)) {
-      throw new DomainError("CONFLICT", `another save of task ${input.taskId} committed first; load the state again and retry`, { field: "baseVersion" });
     }
-    throw error;
   }
   const committed = saved as { sessionId: string; version: number } | null;
   if (committed) deps.bus.publish("state:saved", { workspaceId, sessionId: committed.sessionId, taskId: input.taskId, version: committed.version });
   return result;
+}
+
+/** A unique violation, from Prisma's model API (P2002) or from raw SQL through a driver adapter (P2010). */
+function isDuplicateVersion(error: unknown): boolean {
+  if (isUniqueViolation(error)) return true;
+  const meta = (error as { meta?: { driverAdapterError?: { cause?: { kind?: string } } } } | null)?.meta;
+  return meta?.driverAdapterError?.cause?.kind === "UniqueConstraintViolation";
 }
 
 const MAX_AUDITED_CHANGES = 50;
@@ -296,15 +307,35 @@ function summarizeChanges(changes: KeyChange[]) {
 
 /**
  * Locks the thread's config row and reads, in the same statement, the request
- * that writes: one round trip instead of two on the hot path of every save.
+ * that writes and the latest version: one round trip instead of three on the
+ * hot path of every save. On PostgreSQL a save that waited for the lock may
+ * read the latest version as it was before the wait; its insert then collides
+ * on (taskId, version) and writeVersion runs it again.
  */
-async function lockThread(tx: Tx, workspaceId: string, taskId: string, requestId: string): Promise<LockedThread & { writer: WriterKind }> {
-  const rows = await tx.$queryRaw<(LockedThread & { requestTaskId: string | null; requestStatus: RunStatus | null; requestKind: string | null })[]>`
-    SELECT c.config, c.ownership, t."sessionId", r."taskId" AS "requestTaskId", r.status AS "requestStatus", rt.kind AS "requestKind"
+async function lockThread(
+  tx: Tx,
+  workspaceId: string,
+  taskId: string,
+  requestId: string,
+): Promise<LockedThread & { writer: WriterKind; latest: { version: number; state: StateObject } | null }> {
+  const rows = await tx.$queryRaw<
+    (LockedThread & {
+      requestTaskId: string | null;
+      requestStatus: RunStatus | null;
+      requestKind: string | null;
+      latestVersion: number | null;
+      latestState: string | null;
+    })[]
+  >`
+    SELECT c.config, c.ownership, t."sessionId", r."taskId" AS "requestTaskId", r.status AS "requestStatus", rt.kind AS "requestKind",
+      latest.version AS "latestVersion", latest.state AS "latestState"
     FROM "ThreadConfig" c
     JOIN "Task" t ON t.id = c."taskId"
     LEFT JOIN "Request" r ON r.id = ${requestId} AND r."workspaceId" = ${workspaceId}
     LEFT JOIN "Task" rt ON rt.id = r."taskId"
+    LEFT JOIN LATERAL (
+      SELECT v.version, v.state::text AS state FROM "AgentStateVersion" v WHERE v."taskId" = c."taskId" ORDER BY v.version DESC LIMIT 1
+    ) latest ON true
     WHERE c."taskId" = ${taskId} AND c."workspaceId" = ${workspaceId}
     FOR UPDATE OF c`;
   const row = rows[0];
@@ -319,7 +350,8 @@ async function lockThread(tx: Tx, workspaceId: string, taskId: string, requestId
   }
   const request = row.requestTaskId === null ? null : { id: requestId, taskId: row.requestTaskId, status: row.requestStatus!, kind: row.requestKind! };
   const writer = await checkWritingRequest(tx, taskId, requestId, request);
-  return { config: parseJsonColumn(row.config), ownership: parseJsonColumn(row.ownership), sessionId: row.sessionId, writer };
+  const latest = row.latestVersion === null ? null : { version: row.latestVersion, state: JSON.parse(row.latestState!) as StateObject };
+  return { config: parseJsonColumn(row.config), ownership: parseJsonColumn(row.ownership), sessionId: row.sessionId, writer, latest };
 }
 
 // Raw queries hand JSON columns back parsed on some drivers and as text on others.

@@ -2,8 +2,9 @@
 // patch, the per-key summary the console lists, and a state's stored size.
 
 // The ESM entry on purpose: see fast-json-patch.d.ts beside this file.
-import { compare, type Operation } from "fast-json-patch/index.mjs";
+import type { Operation } from "fast-json-patch/index.mjs";
 import { canonicalJson, jsonSize } from "../json.ts";
+import { jsonPatch } from "./patch.ts";
 import type { KeyOwnership, Owner } from "./ownership.ts";
 
 export type { Operation };
@@ -14,9 +15,9 @@ export type KeyChangeSummary = KeyChange & { owner: Owner | null; protocol?: str
 
 /**
  * RFC 6902 patch that turns `from` into `to`. Both are compared as JSON: a key
- * holding undefined is an absent key. The root is replaced whole when the two are
- * not both objects or both arrays (null -> state, state -> array ...), which
- * fast-json-patch's compare does not do on its own.
+ * holding undefined is an absent key. Arrays are aligned first (patch.ts), so a
+ * list with one element removed is one remove. The root is replaced whole when
+ * the two are not both objects or both arrays (null -> state, state -> array ...).
  */
 export function diffStates(from: unknown, to: unknown): Operation[] {
   return diffJson(asJson(from), asJson(to));
@@ -32,7 +33,7 @@ export function diffParsedStates(from: unknown, to: unknown): Operation[] {
 }
 
 function diffJson(a: unknown, b: unknown): Operation[] {
-  if (isContainer(a) && isContainer(b) && Array.isArray(a) === Array.isArray(b)) return compare(a, b);
+  if (isContainer(a) && isContainer(b) && Array.isArray(a) === Array.isArray(b)) return jsonPatch(a, b);
   return canonicalJson(a) === canonicalJson(b) ? [] : [{ op: "replace", path: "", value: b }];
 }
 
