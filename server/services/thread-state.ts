@@ -153,7 +153,7 @@ export interface SaveStateResult {
 }
 
 /** An agent's or orchestrator's save of the whole state, checked against the thread's ownership rules. */
-export function saveState(deps: ServiceDeps, agent: AgentPrincipal, input: SaveStateInput): Promise<SaveStateResult> {
+export async function saveState(deps: ServiceDeps, agent: AgentPrincipal, input: SaveStateInput): Promise<SaveStateResult> {
   if (!isPlainObject(input.state)) {
     throw new DomainError("BAD_INPUT", "state must be a JSON object of top-level keys, e.g. {\"notes\": []}", { field: "state" });
   }
@@ -164,7 +164,7 @@ export function saveState(deps: ServiceDeps, agent: AgentPrincipal, input: SaveS
  * The memory operations: sets or removes MEMORY-owned keys on top of the latest
  * version, as writer "memory". Any other key is refused, naming its owner.
  */
-export function rememberState(deps: ServiceDeps, agent: AgentPrincipal, input: MemoryInput): Promise<SaveStateResult> {
+export async function rememberState(deps: ServiceDeps, agent: AgentPrincipal, input: MemoryInput): Promise<SaveStateResult> {
   const keys = Object.keys(input.memory);
   if (keys.length === 0) throw new DomainError("BAD_INPUT", "memory is empty; give at least one MEMORY key to set (or null to remove it)", { field: "memory" });
   return writeVersion(deps, agent, input, "state.remembered", (previous, rules) => {
