@@ -9,7 +9,7 @@ import { jsonSize, LIMITS } from "../domain/json.ts";
 import { isActive, type RunStatus } from "../domain/lifecycle.ts";
 import type { AgentPrincipal } from "../domain/principal.ts";
 import { parseThreadConfig, type ThreadConfig } from "../domain/thread/config.ts";
-import { diffParsedStates, summarizeDiff, topLevelChanges, type KeyChange, type KeyChangeSummary, type Operation, type StateObject } from "../domain/thread/diff.ts";
+import { diffParsedStates, summarizeDiff, topLevelChanges, type KeyChangeSummary, type Operation, type StateObject } from "../domain/thread/diff.ts";
 import {
   annotateOwners,
   checkStateWrite,
@@ -157,7 +157,7 @@ export async function saveState(deps: ServiceDeps, agent: AgentPrincipal, input:
   if (!isPlainObject(input.state)) {
     throw new DomainError("BAD_INPUT", "state must be a JSON object of top-level keys, e.g. {\"notes\": []}", { field: "state" });
   }
-  return writeVersion(deps, agent, input, "state.saved", (_previous, _rules, writer) => ({ next: input.state, writer }));
+  return writeVersion(deps, agent, input, (_previous, _rules, writer) => ({ next: input.state, writer }));
 }
 
 /**
@@ -167,7 +167,7 @@ export async function saveState(deps: ServiceDeps, agent: AgentPrincipal, input:
 export async function rememberState(deps: ServiceDeps, agent: AgentPrincipal, input: MemoryInput): Promise<SaveStateResult> {
   const keys = Object.keys(input.memory);
   if (keys.length === 0) throw new DomainError("BAD_INPUT", "memory is empty; give at least one MEMORY key to set (or null to remove it)", { field: "memory" });
-  return writeVersion(deps, agent, input, "state.remembered", (previous, rules) => {
+  return writeVersion(deps, agent, input, (previous, rules) => {
     const next: StateObject = { ...(previous ?? {}) };
     for (const key of keys.sort()) {
       const { owner } = ownershipOf(rules, key);
@@ -215,14 +215,15 @@ interface LockedThread {
 /**
  * The one write path for a new state version: lock the thread's config row (so
  * saves of one task are serialised and baseVersion checks are exact), check the
- * writing request, the base version and ownership, then insert the version and
- * its audit entry. An unchanged state stores nothing.
+ * writing request, the base version and ownership, then insert the version.
+ * Versions are append-only and carry the request that wrote them, so they are
+ * their own record; the audit log keeps decisions and configuration changes,
+ * and no save waits on its lock. An unchanged state stores nothing.
  */
 async function writeVersion(
   deps: ServiceDeps,
   agent: AgentPrincipal,
   input: { taskId: string; requestId: string; baseVersion?: number },
-  action: string,
   build: BuildNext,
 ): Promise<SaveStateResult> {
   const { workspaceId } = agent;
@@ -262,18 +263,6 @@ async function writeVersion(
           INSERT INTO "AgentStateVersion" (id, "workspaceId", "taskId", version, "requestId", state, owners, "sizeBytes", "createdAt")
           VALUES (${newId("stv")}, ${workspaceId}, ${input.taskId}, ${version}, ${input.requestId}, ${text}::json,
                   ${JSON.stringify(annotateOwners(rules, next))}::jsonb, ${sizeBytes}, ${now})`;
-        await appendAudit(
-          tx,
-          workspaceId,
-          {
-            actor: agentActor(agent),
-            action,
-            subjectType: "task",
-            subjectId: input.taskId,
-            data: { version, requestId: input.requestId, writer, sizeBytes, changes: summarizeChanges(changes) },
-          },
-          now,
-        );
         saved = { sessionId: thread.sessionId, version };
         return { taskId: input.taskId, version, sizeBytes, unchanged: false };
       });
@@ -296,13 +285,6 @@ function isDuplicateVersion(error: unknown): boolean {
   if (isUniqueViolation(error)) return true;
   const meta = (error as { meta?: { driverAdapterError?: { cause?: { kind?: string } } } } | null)?.meta;
   return meta?.driverAdapterError?.cause?.kind === "UniqueConstraintViolation";
-}
-
-const MAX_AUDITED_CHANGES = 50;
-
-function summarizeChanges(changes: KeyChange[]) {
-  const listed = changes.slice(0, MAX_AUDITED_CHANGES);
-  return changes.length > listed.length ? { listed, more: changes.length - listed.length } : { listed };
 }
 
 /**
