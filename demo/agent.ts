@@ -25,15 +25,13 @@ export interface Invocation {
   parentRequestId?: string;
   /** Set for a follow-on invocation of an existing task. */
   taskId?: string;
-  input: { customer: string; followOn?: boolean; childTasks?: Partial<Record<Role, string>> };
+  input: { customer: string; followOn?: boolean };
 }
 
 export interface InvocationResult {
   taskId: string;
   requestId: string;
   output: unknown;
-  /** Tasks created below this one, so a follow-on can address them again. */
-  childTasks: Partial<Record<Role, string>>;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -47,8 +45,18 @@ async function handle(invocation: Invocation): Promise<InvocationResult> {
     parentRequestId: invocation.parentRequestId,
     input: invocation.input,
   });
+  // Orchestrators keep their routing explicitly; agents save what changed at
+  // the end of each request. Stateless agents get their earlier tool calls
+  // back (restore); the stateful email agent keeps one conversation (reference).
+  const thread = request.thread(
+    spec.kind === "orchestrator"
+      ? { saving: "explicit" }
+      : { saving: "implicit", continuity: role === "A2" ? "reference" : "restore", keepToolCalls: 10 },
+  );
   try {
-    const output = spec.kind === "orchestrator" ? await orchestrate(request.requestId, invocation) : await work(request, invocation);
+    await thread.load();
+    if (!thread.config) await thread.configure(threadConfig(), ownershipRules());
+    const output = spec.kind === "orchestrator" ? await orchestrate(request.requestId, invocation, thread) : await work(request, invocation, thread);
     await request.complete(output.output);
     return { taskId: request.taskId, requestId: request.requestId, ...output };
   } catch (error) {
@@ -57,8 +65,26 @@ async function handle(invocation: Invocation): Promise<InvocationResult> {
   }
 }
 
-async function orchestrate(requestId: string, invocation: Invocation) {
-  const known = invocation.input.childTasks ?? {};
+type Thread = ReturnType<Awaited<ReturnType<typeof tollgate.begin>>["thread"]>;
+
+function threadConfig() {
+  return { enabledTools: role === "A2" ? ["send_email"] : [], description: spec.description };
+}
+
+/** Routing is the orchestrator's; the customer record is shared; underscore keys are request scratch. */
+function ownershipRules() {
+  return {
+    rules: [
+      { match: { key: "route" }, owner: "ORCHESTRATOR" as const },
+      { match: { key: "customer" }, owner: "SHARED" as const, protocol: "last-writer-wins; set by whichever agent talked to the customer last" },
+    ],
+    default: "SHARED" as const,
+  };
+}
+
+async function orchestrate(requestId: string, invocation: Invocation, thread: Thread) {
+  // The tasks this orchestrator created last time, from its own thread state.
+  const known = ((thread.state?.route as Partial<Record<Role, string>> | undefined) ?? {});
   // A follow-on goes back to the email agent's existing task; a first invocation fans out.
   const targets: Role[] = invocation.input.followOn ? spec.calls.filter((child) => child === "A2") : spec.calls;
   const results = await Promise.all(
@@ -67,23 +93,26 @@ async function orchestrate(requestId: string, invocation: Invocation) {
         sessionId: invocation.sessionId,
         parentRequestId: requestId,
         taskId: invocation.input.followOn ? known[child] : undefined,
-        input: { customer: invocation.input.customer, followOn: invocation.input.followOn, childTasks: known },
+        input: { customer: invocation.input.customer, followOn: invocation.input.followOn },
       } satisfies Invocation).then((result) => [child, result] as const),
     ),
   );
-  const childTasks: Partial<Record<Role, string>> = { ...known };
-  for (const [child, result] of results) {
-    childTasks[child] = result.taskId;
-    Object.assign(childTasks, result.childTasks);
-  }
-  return { output: Object.fromEntries(results.map(([child, result]) => [child, result.output])), childTasks };
+  const route: Partial<Record<Role, string>> = { ...known };
+  for (const [child, result] of results) route[child] = result.taskId;
+  await thread.save({ ...thread.state, route, customer: invocation.input.customer });
+  return { output: Object.fromEntries(results.map(([child, result]) => [child, result.output])) };
 }
 
-async function work(request: Awaited<ReturnType<typeof tollgate.begin>>, invocation: Invocation) {
+async function work(request: Awaited<ReturnType<typeof tollgate.begin>>, invocation: Invocation, thread: Thread) {
   const customer = invocation.input.customer;
-  await request.trace([{ type: "tool_call", name: `${role.toLowerCase()}_lookup`, data: { customer } }]);
+  const { toolCalls, conversationId } = await thread.start();
+  const tool = `${role.toLowerCase()}_lookup`;
   await sleep(100 + Math.random() * 300);
-  await request.trace([{ type: "tool_result", name: `${role.toLowerCase()}_lookup`, data: { customer, found: true } }]);
+  await thread.recordToolCall({ tool, args: { customer }, result: { found: true, earlierCalls: toolCalls.length } });
+  await thread.touch([{ id: customer.toLowerCase().replace(/\W+/g, "-"), name: customer, type: "customer" }]);
+  thread.state!.customer = customer;
+  thread.state!.requests = ((thread.state!.requests as number | undefined) ?? 0) + 1;
+  if (conversationId) thread.state!.conversationId = conversationId;
   if (role === "A2" && invocation.input.followOn) {
     const outcome = await request.gate(
       "send_email",
@@ -91,9 +120,9 @@ async function work(request: Awaited<ReturnType<typeof tollgate.begin>>, invocat
       async (args) => ({ messageId: `msg-${Date.now()}`, sentTo: (args as { to: string }).to }),
       { reason: `${customer} asked for a refund confirmation by email`, timeoutMs: 15 * 60_000 },
     );
-    return { output: outcome.outcome === "executed" ? { emailed: outcome.result } : { emailed: false, why: outcome.outcome, message: "message" in outcome ? outcome.message : undefined }, childTasks: {} };
+    return { output: outcome.outcome === "executed" ? { emailed: outcome.result } : { emailed: false, why: outcome.outcome, message: "message" in outcome ? outcome.message : undefined } };
   }
-  return { output: { role, customer, note: spec.description }, childTasks: {} };
+  return { output: { role, customer, note: spec.description, earlierToolCalls: toolCalls.length } };
 }
 
 const server = createServer((req, res) => {

@@ -22,7 +22,7 @@ async function conversation(customer: string) {
     await postJson<InvocationResult>(`${serviceUrl("O1")}/invoke`, {
       sessionId,
       taskId: first.taskId,
-      input: { customer, followOn: true, childTasks: first.childTasks },
+      input: { customer, followOn: true },
     } satisfies Invocation);
     console.log(`conversation ${sessionId} (${customer}) completed`);
   } finally {
