@@ -3,13 +3,14 @@
 // PostgreSQL, and writes bench/results.md with the machine's size.
 import { writeFile } from "node:fs/promises";
 import os from "node:os";
-import pg from "pg";
+import { createEmptyPostgresDatabase, type ThrowawayDatabase } from "../test/databases.ts";
 import { io, type Socket } from "socket.io-client";
 import { createTRPCClient, httpLink } from "@trpc/client";
 import type { AppRouter } from "../server/api/router.ts";
 import { createTollgate } from "../sdk/index.ts";
 import { percentile, spread } from "./stats.ts";
 import { startBenchServer, type BenchServer } from "./server.ts";
+import { benchThreadState } from "./thread-state.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const ROUND_TRIPS = Number(process.env.BENCH_ROUND_TRIPS ?? 300);
@@ -165,10 +166,12 @@ interface TargetResults {
   depth: Record<number, { paused: number[]; resumed: number[] }>;
   sustained: { perSecond: number; completed: number; lost: number; duplicated: number }[];
   trace: number[];
+  stateSave: number[];
+  stateDiff: number[];
 }
 
 async function measure(label: string, databaseUrl?: string): Promise<TargetResults> {
-  const results: TargetResults = { label, rtP50: [], rtP99: [], depth: { 1: { paused: [], resumed: [] }, 5: { paused: [], resumed: [] }, 10: { paused: [], resumed: [] } }, sustained: [], trace: [] };
+  const results: TargetResults = { label, rtP50: [], rtP99: [], depth: { 1: { paused: [], resumed: [] }, 5: { paused: [], resumed: [] }, 10: { paused: [], resumed: [] } }, sustained: [], trace: [], stateSave: [], stateDiff: [] };
   for (let run = 1; run <= RUNS; run++) {
     const server = await startBenchServer(databaseUrl);
     const operator = await connectOperator(server);
@@ -185,6 +188,9 @@ async function measure(label: string, databaseUrl?: string): Promise<TargetResul
       }
       results.sustained.push(await sustained(server, operator, 50, SUSTAINED_SECONDS));
       results.trace.push(await traceIngest(server, 4));
+      const thread = await benchThreadState(server);
+      results.stateSave.push(thread.save.p50Ms);
+      results.stateDiff.push(thread.diff.p50Ms);
       console.log(`${label} run ${run}/${RUNS}: round trip p50 ${results.rtP50.at(-1)!.toFixed(2)} ms, p99 ${results.rtP99.at(-1)!.toFixed(2)} ms, sustained ${results.sustained.at(-1)!.perSecond.toFixed(0)}/s, trace ${results.trace.at(-1)!.toFixed(0)}/s`);
     } finally {
       operator.close();
@@ -194,29 +200,9 @@ async function measure(label: string, databaseUrl?: string): Promise<TargetResul
   return results;
 }
 
-async function postgresUrl(): Promise<{ url: string; drop(): Promise<void> } | null> {
+async function postgresUrl(): Promise<ThrowawayDatabase | null> {
   const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://root@127.0.0.1:5432/postgres";
-  const admin = new pg.Client({ connectionString: adminUrl });
-  try {
-    await admin.connect();
-  } catch {
-    return null;
-  }
-  const name = `tollgate_bench_${process.pid}`;
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const dropper = new pg.Client({ connectionString: adminUrl });
-      await dropper.connect();
-      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await dropper.end();
-    },
-  };
+  return createEmptyPostgresDatabase(adminUrl, "tollgate_bench").catch(() => null);
 }
 
 function verdict(ok: boolean) {
@@ -249,7 +235,9 @@ function report(targets: TargetResults[], extra: string): string {
     const perSecond = target.sustained.map((s) => s.perSecond);
     lines.push(`| sustained round trips/s, 50 concurrent agents | ${spread(perSecond, 0)} | ≥ 200${embedded ? ` — ${verdict(medianOf(perSecond) >= 200)}` : ""} |`);
     lines.push(`| lost / duplicated decisions (all runs) | ${target.sustained.reduce((n, s) => n + s.lost, 0)} / ${target.sustained.reduce((n, s) => n + s.duplicated, 0)} of ${target.sustained.reduce((n, s) => n + s.completed, 0)} | 0 / 0 |`);
-    lines.push(`| trace events ingested/s (batches of 100, 4 writers) | ${spread(target.trace, 0)} | ≥ 5,000${embedded ? ` — ${verdict(medianOf(target.trace) >= 5000)}` : ""} |`, "");
+    lines.push(`| trace events ingested/s (batches of 100, 4 writers) | ${spread(target.trace, 0)} | ≥ 5,000${embedded ? ` — ${verdict(medianOf(target.trace) >= 5000)}` : ""} |`);
+    lines.push(`| state.save of a 100 KB state, p50 (ms) | ${spread(target.stateSave, 1)} | ≤ 20${embedded ? ` — ${verdict(medianOf(target.stateSave) <= 20)}` : ""} |`);
+    lines.push(`| state.diff between two 1 MB versions, p50 (ms) | ${spread(target.stateDiff, 1)} | ≤ 100${embedded ? ` — ${verdict(medianOf(target.stateDiff) <= 100)}` : ""} |`, "");
   }
   lines.push(extra);
   return lines.join("\n") + "\n";
@@ -266,14 +254,6 @@ if (postgres) {
 } else {
   console.log("PostgreSQL is not reachable; measuring the embedded database only");
 }
-let extra = "";
-try {
-  const reportModule = "./thread-state-report.ts";
-  const { threadStateSection } = (await import(reportModule)) as { threadStateSection: () => Promise<string> };
-  extra = await threadStateSection();
-} catch (error) {
-  if ((error as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND") throw error;
-}
 const notes = await import("node:fs/promises").then((fs) => fs.readFile("bench/NOTES.md", "utf8").catch(() => ""));
-await writeFile("bench/results.md", report(targets, extra + (notes ? `\n${notes}` : "")));
+await writeFile("bench/results.md", report(targets, notes));
 console.log("wrote bench/results.md");

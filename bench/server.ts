@@ -1,7 +1,7 @@
 // A Tollgate server in its own process for the benchmark, on a fresh database.
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
+import { freePort } from "../test/databases.ts";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
@@ -10,17 +10,6 @@ export interface BenchServer {
   agentKey: string;
   admin: { email: string; password: string };
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 async function resetPostgres(databaseUrl: string) {

@@ -1,7 +1,6 @@
 // Integration-test databases: every test file gets its own database (in-memory
 // PGlite, or a PostgreSQL database created for it when TOLLGATE_TEST_TARGET is
 // "postgres"), and every test starts from an empty, freshly bootstrapped one.
-import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
@@ -15,6 +14,7 @@ import { bootstrapWorkspace } from "../server/services/bootstrap.ts";
 import { createServiceDeps, type ServiceDeps } from "../server/services/deps.ts";
 import { appRouter } from "../server/api/router.ts";
 import { createCallerFactory, type TrpcContext } from "../server/api/trpc.ts";
+import { createEmptyPostgresDatabase as createThrowawayDatabase, type ThrowawayDatabase } from "./databases.ts";
 
 export const TEST_TARGET = process.env.TOLLGATE_TEST_TARGET === "postgres" ? "postgres" : "embedded";
 export const ADMIN = { email: "admin@example.com", password: "correct horse battery" };
@@ -34,26 +34,11 @@ async function migrationSql(): Promise<string[]> {
   );
 }
 
-/** Creates an empty PostgreSQL database; returns its URL and how to drop it. */
-export async function createEmptyPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+/** Creates an empty PostgreSQL database for the PostgreSQL run; returns its URL and how to drop it. */
+export function createEmptyPostgresDatabase(): Promise<ThrowawayDatabase> {
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) throw new Error("TOLLGATE_TEST_TARGET=postgres needs TEST_DATABASE_URL");
-  const name = `tollgate_test_${randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const dropper = new pg.Client({ connectionString: adminUrl });
-      await dropper.connect();
-      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await dropper.end();
-    },
-  };
+  return createThrowawayDatabase(adminUrl);
 }
 
 /** A new, migrated database for one test file. */

@@ -3,11 +3,9 @@
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
-import pg from "pg";
-import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { applyMigrations, diffMigrationsToSchema, readMigrations } from "../server/db/schema-engine.ts";
-import { TEST_TARGET } from "./harness.ts";
+import { createEmptyPostgresDatabase, TEST_TARGET } from "./harness.ts";
 
 describe("migrations", () => {
   it("migrations: schema.prisma and prisma/migrations agree", async () => {
@@ -36,19 +34,12 @@ describe("migrations", () => {
   it(`migrations: apply to an empty ${TEST_TARGET} database, then apply again as a no-op`, async () => {
     const names = (await readMigrations()).migrationDirectories.map((dir) => dir.path);
     if (TEST_TARGET === "postgres") {
-      const adminUrl = process.env.TEST_DATABASE_URL!;
-      const name = `tollgate_migrate_${randomBytes(4).toString("hex")}`;
-      const admin = new pg.Client({ connectionString: adminUrl });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${name}`);
-      const url = new URL(adminUrl);
-      url.pathname = `/${name}`;
+      const database = await createEmptyPostgresDatabase();
       try {
-        expect(await applyMigrations(new PrismaPg({ connectionString: url.toString() }))).toEqual(names);
-        expect(await applyMigrations(new PrismaPg({ connectionString: url.toString() }))).toEqual([]);
+        expect(await applyMigrations(new PrismaPg({ connectionString: database.url }))).toEqual(names);
+        expect(await applyMigrations(new PrismaPg({ connectionString: database.url }))).toEqual([]);
       } finally {
-        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await admin.end();
+        await database.drop();
       }
       return;
     }

@@ -1,16 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { DomainError } from "../errors.ts";
+import { errorOf } from "../testing.ts";
 import { getConfigValue, isToolEnabled, parseThreadConfig, toolAllowedByConfig, type ThreadConfig } from "./config.ts";
 
-function errorOf(fn: () => unknown): DomainError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error("expected a DomainError, nothing was thrown");
-}
 
 describe("isToolEnabled", () => {
   const cases: [string, ThreadConfig | null | undefined, boolean][] = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DomainError } from "../errors.ts";
+import { errorOf } from "../testing.ts";
 import { jsonSize } from "../json.ts";
 import {
   DEFAULT_INACTIVITY_WINDOW_MS,
@@ -11,15 +11,6 @@ import {
   type Turn,
 } from "./context.ts";
 
-function errorOf(fn: () => unknown): DomainError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error("expected a DomainError, nothing was thrown");
-}
 
 const NOW = new Date("2026-03-01T12:00:00.000Z");
 const HOUR = 60 * 60 * 1000;

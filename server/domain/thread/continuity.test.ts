@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DomainError } from "../errors.ts";
+import { errorOf } from "../testing.ts";
 import {
   DEFAULT_KEEP_TOOL_CALLS,
   continuityKey,
@@ -10,15 +10,6 @@ import {
   type ToolCallRecord,
 } from "./continuity.ts";
 
-function errorOf(fn: () => unknown): DomainError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error("expected a DomainError, nothing was thrown");
-}
 
 function call(n: number, requestId = "req_1", extra: Partial<ToolCallRecord> = {}): ToolCallRecord {
   return { requestId, callId: `call_${n}`, tool: "search", args: { q: n }, result: { hits: n }, at: new Date(Date.UTC(2026, 0, 1, 0, n)).toISOString(), ...extra };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DomainError } from "../errors.ts";
+import { errorOf } from "../testing.ts";
 import {
   UNDECLARED_SHARED_PROTOCOL,
   annotateOwners,
@@ -13,15 +13,6 @@ import {
   type WriterKind,
 } from "./ownership.ts";
 
-function errorOf(fn: () => unknown): DomainError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error("expected a DomainError, nothing was thrown");
-}
 
 // One key per owner, declared the way a thread would declare them.
 const RULES: OwnershipRules = {
