@@ -187,14 +187,20 @@ async function measure(label: string, databaseUrl?: string): Promise<TargetResul
         results.depth[depth]!.resumed.push(percentile(repeats.map((r) => r.resumedMs), 50));
       }
       results.sustained.push(await sustained(server, operator, 50, SUSTAINED_SECONDS));
-      results.trace.push(await traceIngest(server, 4));
-      const thread = await benchThreadState(server);
+    } finally {
+      operator.close();
+      await server.stop();
+    }
+    // Ingest and thread state on a server of their own, not behind the load test's backlog.
+    const fresh = await startBenchServer(databaseUrl);
+    try {
+      results.trace.push(await traceIngest(fresh, 4));
+      const thread = await benchThreadState(fresh);
       results.stateSave.push(thread.save.p50Ms);
       results.stateDiff.push(thread.diff.p50Ms);
       console.log(`${label} run ${run}/${RUNS}: round trip p50 ${results.rtP50.at(-1)!.toFixed(2)} ms, p99 ${results.rtP99.at(-1)!.toFixed(2)} ms, sustained ${results.sustained.at(-1)!.perSecond.toFixed(0)}/s, trace ${results.trace.at(-1)!.toFixed(0)}/s`);
     } finally {
-      operator.close();
-      await server.stop();
+      await fresh.stop();
     }
   }
   return results;

@@ -1,5 +1,6 @@
 // One HTTP server for everything: the tRPC API at /api/trpc, socket.io at
 // /socket.io, and the Next.js console for every other path.
+import { setMaxListeners } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { nodeHTTPRequestHandler } from "@trpc/server/adapters/node-http";
@@ -81,6 +82,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const database = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.TOLLGATE_DATA_DIR });
   const bus = new EventBus();
   const shutdown = new AbortController();
+  // Every waiting long-poll listens for shutdown; there is no fixed ceiling.
+  setMaxListeners(0, shutdown.signal);
   const deps = createServiceDeps(database.prisma, bus, { sessionTtlHours: env.TOLLGATE_SESSION_TTL_HOURS, shutdown: shutdown.signal });
   const bridge: RedisBridge | undefined = env.REDIS_URL ? await bridgeBusThroughRedis(bus, env.REDIS_URL) : undefined;
   const bootstrap = await bootstrapWorkspace(deps, {
