@@ -199,6 +199,38 @@ describe("decisions", () => {
     expect((await viewer.approval.list({ status: "PENDING" })).items).toHaveLength(1);
   });
 
+  it("decision: decideMany decides each approval on its own and reports the ones decided elsewhere", async () => {
+    const first = await pendingApproval();
+    const second = await pendingApproval();
+    const third = await pendingApproval(["approve"]);
+    const operator = await operatorCaller(app.deps);
+    await operator.approval.decide({ approvalId: second.asked.approvalId, action: "approve" });
+    const { results } = await operator.approval.decideMany({
+      approvalIds: [first.asked.approvalId, second.asked.approvalId, third.asked.approvalId],
+      action: "reject",
+      message: "freeze",
+    });
+    expect(results.map((result) => [result.approvalId, result.ok])).toEqual([
+      [first.asked.approvalId, true],
+      [second.asked.approvalId, false],
+      [third.asked.approvalId, false],
+    ]);
+    expect(results[1]).toMatchObject({ code: "CONFLICT", details: { decidedBy: "admin@example.com", action: "approve" } });
+    expect(results[2]).toMatchObject({ code: "BAD_INPUT", message: expect.stringMatching(/allows approve/) });
+    expect((await first.agent.approval.await({ approvalId: first.asked.approvalId, timeoutMs: 0 })).status).toBe("REJECTED");
+  });
+
+  it("decision: the pending list counts everything that matches, beyond the page", async () => {
+    for (let i = 0; i < 3; i++) await pendingApproval();
+    const operator = await operatorCaller(app.deps);
+    const page = await operator.approval.list({ status: "PENDING", limit: 2 });
+    expect(page.items).toHaveLength(2);
+    expect(page.total).toBe(3);
+    const rest = await operator.approval.list({ status: "PENDING", limit: 2, cursor: page.nextCursor! });
+    expect(rest.items.map((item) => item.approvalId)).not.toContain(page.items[0]!.approvalId);
+    expect(rest.items).toHaveLength(1);
+  });
+
   it("decision: every decision is in the hash-chained audit log", async () => {
     const { asked } = await pendingApproval();
     const operator = await operatorCaller(app.deps);

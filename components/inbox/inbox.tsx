@@ -6,7 +6,7 @@
 import { keepPreviousData, useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
-import { alreadyDecided, errorMessage } from "@/lib/errors";
+import { errorMessage } from "@/lib/errors";
 import { useTRPC, useTRPCClient } from "@/lib/trpc";
 import type { ApprovalItem, DecisionAction } from "@/lib/types";
 import { useVirtualRows } from "@/lib/virtual";
@@ -197,23 +197,32 @@ export function Inbox() {
     const skipped = targets.length - allowed.length;
     setBulkBusy(true);
     const message = bulkMessage.trim();
-    const results = await Promise.allSettled(
-      allowed.map((item) => client.approval.decide.mutate({ approvalId: item.approvalId, action, ...(action === "reject" && message ? { message } : {}) })),
-    );
-    setBulkBusy(false);
     let done = 0;
     const late: string[] = [];
     const failed: string[] = [];
-    results.forEach((result) => {
-      if (result.status === "fulfilled") {
-        if (result.value.decision.decidedBy === operator.email) done += 1;
-        else late.push(result.value.decision.decidedBy);
-      } else {
-        const conflict = alreadyDecided(result.reason);
-        if (conflict) late.push(conflict.decidedBy);
-        else failed.push(errorMessage(result.reason));
+    try {
+      const { results } = allowed.length
+        ? await client.approval.decideMany.mutate({
+            approvalIds: allowed.map((item) => item.approvalId),
+            action,
+            ...(action === "reject" && message ? { message } : {}),
+          })
+        : { results: [] };
+      for (const result of results) {
+        if (result.ok) {
+          if (result.decision.decidedBy === operator.email) done += 1;
+          else late.push(result.decision.decidedBy);
+        } else if (result.code === "CONFLICT" && typeof result.details?.decidedBy === "string") {
+          late.push(result.details.decidedBy);
+        } else {
+          failed.push(result.message);
+        }
       }
-    });
+    } catch (error) {
+      failed.push(errorMessage(error));
+    } finally {
+      setBulkBusy(false);
+    }
     const parts = [`${action === "approve" ? "Approved" : "Rejected"} ${done} of ${targets.length}.`];
     if (late.length) parts.push(`${late.length} already decided by ${[...new Set(late)].join(", ")}.`);
     if (skipped) parts.push(`${skipped} skipped: the agent does not allow "${action}" for ${skipped === 1 ? "it" : "them"}.`);
@@ -248,7 +257,7 @@ export function Inbox() {
       <section aria-label="Approvals" className="flex w-[56%] min-w-[28rem] flex-col border-r border-slate-200">
         <div className="flex items-end justify-between border-b border-slate-200 bg-white px-3">
           <div role="tablist" aria-label="Inbox views" className="flex gap-1">
-            {tabButton("pending", `Pending (${pendingItems ? (pending.data?.nextCursor ? `${PENDING_LIMIT}+` : pendingItems.length) : "…"})`)}
+            {tabButton("pending", `Pending (${pendingItems ? (pending.data?.total ?? pendingItems.length) : "…"})`)}
             {tabButton("history", "History")}
           </div>
           <h1 className="sr-only">Approval inbox</h1>

@@ -249,6 +249,32 @@ export async function decideApproval(deps: ServiceDeps, operator: OperatorPrinci
   return { approvalId: outcome.approval.id, status: outcome.approval.status, decision: decisionPayload(outcome.approval)! };
 }
 
+export type DecideManyItem =
+  | ({ ok: true } & DecideResult)
+  | { ok: false; approvalId: string; code: string; message: string; details: Record<string, unknown> | null };
+
+/**
+ * One decision for many approvals (the console's bulk actions). Each is its
+ * own write-once decision in its own transaction, so one that another operator
+ * decided first does not hold back the rest; the answer says what happened to each.
+ */
+export async function decideMany(
+  deps: ServiceDeps,
+  operator: OperatorPrincipal,
+  input: { approvalIds: string[]; action: "approve" | "reject" | "respond"; message?: string },
+): Promise<DecideManyItem[]> {
+  const results: DecideManyItem[] = [];
+  for (const approvalId of new Set(input.approvalIds)) {
+    try {
+      results.push({ ok: true, ...(await decideApproval(deps, operator, { approvalId, action: input.action, message: input.message })) });
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      results.push({ ok: false, approvalId, code: error.code, message: error.message, details: error.details ?? null });
+    }
+  }
+  return results;
+}
+
 /** Expires the pending approvals whose time is up (invariant 8). Returns how many. */
 export async function expireDueApprovals(deps: ServiceDeps, limit = 100): Promise<number> {
   const now = deps.now();
@@ -414,7 +440,7 @@ export function approvalItem(approval: Approval & { task: { agent: string } }) {
 export type ApprovalItem = ReturnType<typeof approvalItem>;
 
 /** Newest first: pending ones by creation, decided ones by decision time. */
-export async function listApprovals(deps: ServiceDeps, workspaceId: string, filter: ApprovalListFilter): Promise<{ items: ApprovalItem[]; nextCursor: string | null }> {
+export async function listApprovals(deps: ServiceDeps, workspaceId: string, filter: ApprovalListFilter): Promise<{ items: ApprovalItem[]; nextCursor: string | null; total: number }> {
   const decided = filter.status === "DECIDED";
   const status: Prisma.ApprovalWhereInput["status"] = decided ? { not: "PENDING" } : filter.status === "DECIDED" ? undefined : filter.status;
   const where: Prisma.ApprovalWhereInput = {
@@ -432,7 +458,10 @@ export async function listApprovals(deps: ServiceDeps, workspaceId: string, filt
     ...(filter.cursor ? { cursor: { id: filter.cursor }, skip: 1 } : {}),
   });
   const page = rows.slice(0, filter.limit);
-  return { items: page.map(approvalItem), nextCursor: rows.length > filter.limit ? (page.at(-1)?.id ?? null) : null };
+  const nextCursor = rows.length > filter.limit ? (page.at(-1)?.id ?? null) : null;
+  // Counting is only needed when the page does not already show everything.
+  const total = nextCursor || filter.cursor ? await deps.prisma.approval.count({ where }) : page.length;
+  return { items: page.map(approvalItem), nextCursor, total };
 }
 
 export async function getApproval(deps: ServiceDeps, workspaceId: string, approvalId: string) {

@@ -6,6 +6,7 @@ import { LIMITS } from "../../domain/json.ts";
 import {
   awaitApproval,
   decideApproval,
+  decideMany,
   getApproval,
   listApprovals,
   reportExecution,
@@ -92,4 +93,25 @@ export const approvalRouter = router({
     )
     .output(z.object({ approvalId: z.string(), status: zApprovalStatus, decision: zDecision }))
     .mutation(({ ctx, input }) => decideApproval(ctx.deps, ctx.operator, input)),
+
+  /** The same decision for several approvals; each result says what happened to that one. */
+  decideMany: deciderProcedure
+    .input(
+      z.object({
+        approvalIds: z.array(zId("apr")).min(1).max(500),
+        action: z.enum(["approve", "reject", "respond"]),
+        message: z.string().max(LIMITS.messageChars).optional(),
+      }),
+    )
+    .output(
+      z.object({
+        results: z.array(
+          z.discriminatedUnion("ok", [
+            z.object({ ok: z.literal(true), approvalId: z.string(), status: zApprovalStatus, decision: zDecision }),
+            z.object({ ok: z.literal(false), approvalId: z.string(), code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).nullable() }),
+          ]),
+        ),
+      }),
+    )
+    .mutation(async ({ ctx, input }) => ({ results: await decideMany(ctx.deps, ctx.operator, input) })),
 });
