@@ -156,17 +156,18 @@ interface Ending {
  * pending (another decision won).
  */
 async function finishApproval(tx: Tx, approval: Approval, ending: Ending, actor: Actor, now: Date): Promise<{ approval: Approval; changes: Changes } | null> {
+  const written = {
+    status: ending.status,
+    decisionAction: ending.action,
+    decisionMessage: ending.message ?? null,
+    approvedArgs: (ending.action === "edit" ? ending.args : ending.action === "approve" ? approval.proposedArgs : null) as Approval["approvedArgs"],
+    decidedBy: ending.decidedBy,
+    decidedById: ending.decidedById,
+    decidedAt: now,
+  };
   const won = await tx.approval.updateMany({
     where: { id: approval.id, status: "PENDING" },
-    data: {
-      status: ending.status,
-      decisionAction: ending.action,
-      decisionMessage: ending.message ?? null,
-      approvedArgs: ending.action === "edit" ? json(ending.args) : ending.action === "approve" ? json(approval.proposedArgs) : Prisma.DbNull,
-      decidedBy: ending.decidedBy,
-      decidedById: ending.decidedById,
-      decidedAt: now,
-    },
+    data: { ...written, approvedArgs: json(written.approvedArgs) },
   });
   if (won.count === 0) return null;
   const requestChanges = await adjustPendingAlongChain(tx, approval.requestId, -1);
@@ -202,7 +203,8 @@ async function finishApproval(tx: Tx, approval: Approval, ending: Ending, actor:
     },
     now,
   );
-  const updated = await tx.approval.findUniqueOrThrow({ where: { id: approval.id } });
+  // The row as the conditional update left it (it changed nothing else).
+  const updated: Approval = { ...approval, ...written };
   changes.approvals.push(updated);
   return { approval: updated, changes };
 }
