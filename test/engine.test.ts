@@ -288,6 +288,31 @@ describe("idempotency and timeouts", () => {
   });
 });
 
+describe("cancel at scale", () => {
+  it("cancel: a task tree with many pending approvals is canceled in one go, each approval audited and its caller resumed", async () => {
+    const agent = agentCaller(app.deps);
+    const operator = await operatorCaller(app.deps);
+    const { sessionId } = await agent.session.open({});
+    const root = await agent.request.begin({ sessionId, agent: "O1", kind: "orchestrator" });
+    const mid = await agent.request.begin({ sessionId, agent: "O2", kind: "orchestrator", parentRequestId: root.requestId });
+    const approvalIds: string[] = [];
+    for (let i = 0; i < 25; i++) {
+      const leaf = await agent.request.begin({ sessionId, agent: `A${i}`, parentRequestId: mid.requestId });
+      approvalIds.push((await agent.approval.request({ requestId: leaf.requestId, tool: "rm", args: { i } })).approvalId);
+    }
+    expect((await db.prisma.request.findUniqueOrThrow({ where: { id: root.requestId } })).pendingApprovals).toBe(25);
+    const canceledEvents: string[] = [];
+    app.bus.on("approval:decided", (event) => canceledEvents.push(event.approvalId));
+    expect(await operator.task.cancel({ taskId: mid.taskId })).toMatchObject({ status: "CANCELED", canceledRequests: 26 });
+    expect(await db.prisma.request.findUniqueOrThrow({ where: { id: root.requestId } })).toMatchObject({ status: "RUNNING", pendingApprovals: 0 });
+    expect(await db.prisma.approval.count({ where: { status: "CANCELED" } })).toBe(25);
+    expect(new Set(canceledEvents)).toEqual(new Set(approvalIds));
+    expect(await db.prisma.auditEntry.count({ where: { action: "approval.canceled" } })).toBe(25);
+    const { verifyAuditChain } = await import("../server/services/audit.ts");
+    expect(await verifyAuditChain(app.deps, app.workspaceId)).toMatchObject({ ok: true });
+  });
+});
+
 describe("trace", () => {
   it("trace: events are stored in order, split into interaction history and execution trace", async () => {
     const agent = agentCaller(app.deps);

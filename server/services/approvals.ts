@@ -21,8 +21,8 @@ import type { AgentPrincipal, OperatorPrincipal } from "../domain/principal.ts";
 import { approvalResult, decisionPayload, storedDecisionOf, type ApprovalResult } from "./approval-views.ts";
 import { toolAllowedByConfig, type ThreadConfig } from "../domain/thread/config.ts";
 import type { DecisionPayload } from "../events/bus.ts";
-import { appendAudit, SYSTEM_ACTOR, type Actor } from "./audit.ts";
-import { adjustPendingAlongChain, mergeChanges, noChanges, refreshTaskStatuses, type Changes } from "./cascade.ts";
+import { appendAudit, appendAuditEntries, SYSTEM_ACTOR, type Actor } from "./audit.ts";
+import { adjustPendingAlongChain, adjustPendingAlongChains, mergeChanges, noChanges, refreshTaskStatuses, type Changes } from "./cascade.ts";
 import type { ServiceDeps, Tx } from "./deps.ts";
 import { isUniqueViolation, publishChanges, transact } from "./transaction.ts";
 
@@ -141,7 +141,7 @@ async function findByIdempotencyKey(deps: ServiceDeps, workspaceId: string, key:
 // ---- Ending -----------------------------------------------------------------
 
 interface Ending {
-  status: Exclude<ApprovalStatus, "PENDING">;
+  status: "APPROVED" | "REJECTED" | "EXPIRED";
   action: DecisionAction | null;
   args?: unknown;
   message?: string;
@@ -150,8 +150,8 @@ interface Ending {
 }
 
 /**
- * The one conditional write that ends a pending approval, with everything that
- * must change with it: the chain's counts, task statuses, the webhook delivery,
+ * The conditional write that ends a pending approval by decision or timeout,
+ * with everything that must change with it: the chain's counts, task statuses, the webhook delivery,
  * the trace and the audit entry. Returns null when the approval was no longer
  * pending (another decision won).
  */
@@ -173,7 +173,7 @@ async function finishApproval(tx: Tx, approval: Approval, ending: Ending, actor:
   const requestChanges = await adjustPendingAlongChain(tx, approval.requestId, -1);
   const changes: Changes = { requests: requestChanges, tasks: await refreshTaskStatuses(tx, requestChanges.map((c) => c.taskId)), approvals: [] };
   const request = await tx.request.findUniqueOrThrow({ where: { id: approval.requestId }, select: { resumeUrl: true } });
-  if (request.resumeUrl && ending.status !== "CANCELED") {
+  if (request.resumeUrl) {
     await tx.decisionDelivery.create({
       data: { id: newId("dlv"), workspaceId: approval.workspaceId, approvalId: approval.id, url: request.resumeUrl, nextAttemptAt: now, createdAt: now },
     });
@@ -196,7 +196,7 @@ async function finishApproval(tx: Tx, approval: Approval, ending: Ending, actor:
     approval.workspaceId,
     {
       actor,
-      action: ending.status === "EXPIRED" ? "approval.expired" : ending.status === "CANCELED" ? "approval.canceled" : "approval.decided",
+      action: ending.status === "EXPIRED" ? "approval.expired" : "approval.decided",
       subjectType: "approval",
       subjectId: approval.id,
       data: { status: ending.status, action: ending.action, args: ending.action === "edit" ? ending.args : undefined, message: ending.message ?? null, tool: approval.tool },
@@ -317,22 +317,58 @@ export async function nextExpiry(deps: ServiceDeps): Promise<Date | null> {
 
 /**
  * Cancels the pending approvals on these requests, inside the caller's
- * transaction; the caller publishes the returned changes after commit.
+ * transaction, in a fixed number of statements however many there are (a
+ * canceled task tree can hold thousands); the caller publishes the returned
+ * changes after commit. No webhook is sent: the request itself ended.
  */
 export async function cancelPendingApprovalsOf(tx: Tx, requestIds: string[], actor: Actor, now: Date, reason: string): Promise<Changes> {
   const changes = noChanges();
   if (requestIds.length === 0) return changes;
-  const pending = await tx.approval.findMany({ where: { requestId: { in: requestIds }, status: "PENDING" } });
-  for (const approval of pending) {
-    const finished = await finishApproval(
-      tx,
-      approval,
-      { status: "CANCELED", action: null, message: reason, decidedBy: actor.label, decidedById: actor.type === "operator" ? actor.id : null },
+  // Locked first, so a decision racing with the cancellation waits and then finds them ended.
+  const locked = await tx.$queryRaw<{ id: string }[]>`
+    SELECT id FROM "Approval" WHERE "requestId" = ANY(${requestIds}::text[]) AND status = 'PENDING' ORDER BY id FOR UPDATE`;
+  if (locked.length === 0) return changes;
+  const ids = locked.map((row) => row.id);
+  const pending = await tx.approval.findMany({ where: { id: { in: ids } } });
+  const written = {
+    status: "CANCELED" as const,
+    decisionAction: null,
+    decisionMessage: reason,
+    decidedBy: actor.label,
+    decidedById: actor.type === "operator" ? actor.id : null,
+    decidedAt: now,
+  };
+  await tx.approval.updateMany({ where: { id: { in: ids } }, data: written });
+  const perRequest = new Map<string, number>();
+  for (const approval of pending) perRequest.set(approval.requestId, (perRequest.get(approval.requestId) ?? 0) - 1);
+  const requestChanges = await adjustPendingAlongChains(tx, [...perRequest].map(([requestId, delta]) => ({ requestId, delta })));
+  mergeChanges(changes, { requests: requestChanges, tasks: await refreshTaskStatuses(tx, requestChanges.map((change) => change.taskId)) });
+  await tx.traceEvent.createMany({
+    data: pending.map((approval) => ({
+      workspaceId: approval.workspaceId,
+      sessionId: approval.sessionId,
+      taskId: approval.taskId,
+      requestId: approval.requestId,
+      category: "EXECUTION" as const,
+      type: "approval.decided",
+      name: approval.tool,
+      data: { approvalId: approval.id, status: "CANCELED", action: null, decidedBy: actor.label },
+      createdAt: now,
+    })),
+  });
+  await appendAuditEntries(
+    tx,
+    pending[0]!.workspaceId,
+    pending.map((approval) => ({
       actor,
-      now,
-    );
-    if (finished) mergeChanges(changes, finished.changes);
-  }
+      action: "approval.canceled",
+      subjectType: "approval",
+      subjectId: approval.id,
+      data: { status: "CANCELED", action: null, message: reason, tool: approval.tool },
+    })),
+    now,
+  );
+  changes.approvals.push(...pending.map((approval) => ({ ...approval, ...written })));
   return changes;
 }
 

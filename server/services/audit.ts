@@ -22,35 +22,47 @@ export interface AuditInput {
 
 /** Must run inside a transaction: the advisory lock serialises appends per workspace. */
 export async function appendAudit(tx: Tx, workspaceId: string, input: AuditInput, now: Date): Promise<number> {
+  const [seq] = await appendAuditEntries(tx, workspaceId, [input], now);
+  return seq!;
+}
+
+/** Appends several entries in order, chained to each other, in one insert. Returns their seqs. */
+export async function appendAuditEntries(tx: Tx, workspaceId: string, inputs: AuditInput[], now: Date): Promise<number[]> {
+  if (inputs.length === 0) return [];
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${"audit:" + workspaceId}))`;
   const last = await tx.auditEntry.findFirst({
     where: { workspaceId },
     orderBy: { seq: "desc" },
     select: { seq: true, hash: true },
   });
-  const seq = (last?.seq ?? 0) + 1;
-  const prevHash = last?.hash ?? GENESIS_HASH;
-  const content = {
-    workspaceId,
-    seq,
-    actorType: input.actor.type,
-    actorId: input.actor.id,
-    actorLabel: input.actor.label,
-    action: input.action,
-    subjectType: input.subjectType,
-    subjectId: input.subjectId,
-    data: input.data ?? null,
-    createdAt: now,
-  };
-  await tx.auditEntry.create({
-    data: {
+  let seq = last?.seq ?? 0;
+  let prevHash = last?.hash ?? GENESIS_HASH;
+  const rows = inputs.map((input) => {
+    seq += 1;
+    const content = {
+      workspaceId,
+      seq,
+      actorType: input.actor.type,
+      actorId: input.actor.id,
+      actorLabel: input.actor.label,
+      action: input.action,
+      subjectType: input.subjectType,
+      subjectId: input.subjectId,
+      data: input.data ?? null,
+      createdAt: now,
+    };
+    const hash = auditHash(prevHash, content);
+    const row = {
       ...content,
       data: content.data === null ? Prisma.JsonNull : (content.data as Prisma.InputJsonValue),
       prevHash,
-      hash: auditHash(prevHash, content),
-    },
+      hash,
+    };
+    prevHash = hash;
+    return row;
   });
-  return seq;
+  await tx.auditEntry.createMany({ data: rows });
+  return rows.map((row) => row.seq);
 }
 
 export async function verifyAuditChain(deps: ServiceDeps, workspaceId: string): Promise<ChainVerdict> {

@@ -39,32 +39,49 @@ export function mergeChanges(into: Changes, more: Partial<Changes>): Changes {
 
 /**
  * Adds `delta` to the pending-approval count of a request and of every request
- * above it in the call chain, in one statement, and re-derives each active
- * request's status from its count (lifecycle.requestStatusFor: PAUSED while the
- * count is above zero). Returns the requests whose status changed.
+ * above it in the call chain, and re-derives each active request's status from
+ * its count (lifecycle.requestStatusFor: PAUSED while the count is above zero).
+ * Returns the requests whose status changed.
  */
-export async function adjustPendingAlongChain(tx: Tx, requestId: string, delta: number): Promise<RequestChange[]> {
+export function adjustPendingAlongChain(tx: Tx, requestId: string, delta: number): Promise<RequestChange[]> {
+  return adjustPendingAlongChains(tx, [{ requestId, delta }]);
+}
+
+/**
+ * The same for many requests at once, in one statement: deltas that meet on a
+ * shared ancestor are summed, so each row is updated once.
+ */
+export async function adjustPendingAlongChains(tx: Tx, adjustments: { requestId: string; delta: number }[]): Promise<RequestChange[]> {
+  if (adjustments.length === 0) return [];
+  const ids = adjustments.map((adjustment) => adjustment.requestId);
+  const deltas = adjustments.map((adjustment) => adjustment.delta);
   const rows = await tx.$queryRaw<
     { id: string; taskId: string; sessionId: string; workspaceId: string; status: RunStatus; oldStatus: RunStatus }[]
   >`
-    WITH RECURSIVE chain AS (
-      SELECT id, "parentRequestId", status, 1 AS depth FROM "Request" WHERE id = ${requestId}
+    WITH RECURSIVE seed AS (
+      SELECT * FROM unnest(${ids}::text[], ${deltas}::int[]) AS s(id, delta)
+    ), chain AS (
+      SELECT r.id, r."parentRequestId", seed.delta, 1 AS depth FROM "Request" r JOIN seed ON r.id = seed.id
       UNION ALL
-      SELECT r.id, r."parentRequestId", r.status, chain.depth + 1
+      SELECT r.id, r."parentRequestId", chain.delta, chain.depth + 1
       FROM "Request" r JOIN chain ON r.id = chain."parentRequestId"
       WHERE chain.depth < 1000
+    ), totals AS (
+      SELECT chain.id, SUM(chain.delta)::int AS delta, MIN(r.status::text) AS "oldStatus"
+      FROM chain JOIN "Request" r ON r.id = chain.id
+      GROUP BY chain.id
     )
     UPDATE "Request" r
-    SET "pendingApprovals" = GREATEST(r."pendingApprovals" + ${delta}, 0),
+    SET "pendingApprovals" = GREATEST(r."pendingApprovals" + totals.delta, 0),
         status = CASE
-          WHEN r.status IN ('RUNNING', 'PAUSED') AND r."pendingApprovals" + ${delta} > 0 THEN 'PAUSED'::"RunStatus"
+          WHEN r.status IN ('RUNNING', 'PAUSED') AND r."pendingApprovals" + totals.delta > 0 THEN 'PAUSED'::"RunStatus"
           WHEN r.status IN ('RUNNING', 'PAUSED') THEN 'RUNNING'::"RunStatus"
           ELSE r.status
         END,
         "updatedAt" = now()
-    FROM chain
-    WHERE r.id = chain.id
-    RETURNING r.id, r."taskId", r."sessionId", r."workspaceId", r.status, chain.status AS "oldStatus"`;
+    FROM totals
+    WHERE r.id = totals.id
+    RETURNING r.id, r."taskId", r."sessionId", r."workspaceId", r.status, totals."oldStatus"`;
   return rows
     .filter((row) => row.status !== row.oldStatus)
     .map((row) => ({ workspaceId: row.workspaceId, requestId: row.id, taskId: row.taskId, sessionId: row.sessionId, status: row.status }));
