@@ -110,8 +110,17 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const server = createServer((req, res) => {
     const url = req.url ?? "/";
     if (url === TRPC_PREFIX || url.startsWith(`${TRPC_PREFIX}/`) || url.startsWith(`${TRPC_PREFIX}?`)) {
-      const path = url.slice(TRPC_PREFIX.length + 1).split("?")[0] ?? "";
-      void handleTrpc(req, res, decodeURIComponent(path));
+      let path: string;
+      try {
+        path = decodeURIComponent(url.slice(TRPC_PREFIX.length + 1).split("?")[0] ?? "");
+      } catch {
+        res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "the procedure path is not valid URL encoding" } }));
+        return;
+      }
+      handleTrpc(req, res, path).catch((error: unknown) => {
+        log.error("tRPC request failed outside a procedure", error);
+        if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "internal error" } }));
+      });
       return;
     }
     if (url === "/healthz") {

@@ -288,6 +288,37 @@ describe("idempotency and timeouts", () => {
   });
 });
 
+describe("decision stream", () => {
+  it("stream: a decision made while the backlog is being read is still delivered, and resuming after one of several simultaneous endings misses none", async () => {
+    const { decisionStream } = await import("../server/services/decision-stream.ts");
+    const agent = agentCaller(app.deps);
+    const operator = await operatorCaller(app.deps);
+    const { sessionId } = await agent.session.open({});
+    const begun = await agent.request.begin({ sessionId, agent: "mailer" });
+    const first = await agent.approval.request({ requestId: begun.requestId, tool: "a", args: {} });
+    const second = await agent.approval.request({ requestId: begun.requestId, tool: "b", args: {} });
+    await operator.approval.decide({ approvalId: first.approvalId, action: "approve" });
+    const controller = new AbortController();
+    const stream = decisionStream(app.deps, app.workspaceId, { requestId: begun.requestId }, controller.signal);
+    expect((await stream.next()).value?.cursor).toBe(first.approvalId);
+    // Decided while the consumer still holds the backlog item.
+    await operator.approval.decide({ approvalId: second.approvalId, action: "reject" });
+    expect((await stream.next()).value?.cursor).toBe(second.approvalId);
+    controller.abort();
+    await stream.return(undefined);
+
+    const other = await agent.request.begin({ sessionId, agent: "mailer" });
+    const x = await agent.approval.request({ requestId: other.requestId, tool: "x", args: {}, timeoutMs: 100 });
+    const y = await agent.approval.request({ requestId: other.requestId, tool: "y", args: {}, timeoutMs: 100 });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(await expireDueApprovals(app.deps)).toBe(2);
+    const [earlier, later] = [x.approvalId, y.approvalId].sort();
+    const resumed = decisionStream(app.deps, app.workspaceId, { requestId: other.requestId, lastEventId: earlier }, AbortSignal.timeout(2_000));
+    expect((await resumed.next()).value?.cursor).toBe(later);
+    await resumed.return(undefined);
+  });
+});
+
 describe("cancel at scale", () => {
   it("cancel: a task tree with many pending approvals is canceled in one go, each approval audited and its caller resumed", async () => {
     const agent = agentCaller(app.deps);

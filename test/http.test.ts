@@ -45,6 +45,34 @@ describe("HTTP wire format", () => {
     expect(response.status).toBe(413);
   });
 
+  it("wire: a malformed procedure path is 400 and the server keeps serving", async () => {
+    const response = await fetch(`${test.url}/api/trpc/%E0%A4%A`);
+    expect(response.status).toBe(400);
+    expect((await fetch(`${test.url}/healthz`)).status).toBe(200);
+  });
+
+  it("wire: text with a NUL character is refused with 400, not stored or crashed on", async () => {
+    const response = await callHttp(test.url, "session.open", "mutation", { title: "bad\u0000title" }, agent);
+    expect(response.status).toBe(400);
+    expect(response.body.error.message).toMatch(/NUL/);
+    const nested = await callHttp(test.url, "session.open", "mutation", { metadata: { deep: ["ok", "x\u0000"] } }, agent);
+    expect(nested.status).toBe(400);
+  });
+
+  it("wire: a timeout longer than can be scheduled is refused naming the field", async () => {
+    const { body } = await callHttp(test.url, "session.open", "mutation", {}, agent);
+    const begun = await callHttp(test.url, "request.begin", "mutation", { sessionId: body.result.data.sessionId, agent: "a" }, agent);
+    const response = await callHttp(
+      test.url,
+      "approval.request",
+      "mutation",
+      { requestId: begun.body.result.data.requestId, tool: "t", args: {}, timeoutMs: 25 * 24 * 3600_000 },
+      agent,
+    );
+    expect(response.status).toBe(400);
+    expect(response.body.error.message).toMatch(/timeoutMs/);
+  });
+
   it("wire: an unknown procedure is 404", async () => {
     const response = await callHttp(test.url, "nothing.here", "query", {}, agent);
     expect(response.status).toBe(404);

@@ -41,9 +41,15 @@ const t = initTRPC.context<TrpcContext>().create({
   errorFormatter({ shape, error }) {
     const zodIssues = error.cause instanceof ZodError ? error.cause.issues : null;
     const domain = error.cause instanceof DomainError ? error.cause : null;
+    // An unexpected failure's own message names files and queries: it stays in the server log.
+    const message = zodIssues
+      ? `invalid input: ${describeZodError(error.cause as ZodError)}`
+      : error.code === "INTERNAL_SERVER_ERROR"
+        ? "Tollgate could not complete this request because of an internal error; it has been logged"
+        : shape.message;
     return {
       ...shape,
-      message: zodIssues ? `invalid input: ${describeZodError(error.cause as ZodError)}` : shape.message,
+      message,
       data: {
         ...shape.data,
         // Stack traces stay in the server log.
@@ -59,17 +65,52 @@ const t = initTRPC.context<TrpcContext>().create({
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
+// Database refusals of values that passed validation (too long, out of range,
+// text PostgreSQL cannot store): the caller's input was wrong, not the server.
+const DATABASE_INPUT_ERRORS = /\b(P2000|P2020|P2033|22001|22003|22021|22P02|22P05)\b|out of range|invalid byte sequence|unsupported Unicode escape|Maximum call stack size exceeded/;
+
+function describeDatabaseInputError(error: unknown): string | null {
+  const text = error instanceof Error ? `${error.message} ${(error as { code?: string }).code ?? ""} ${JSON.stringify((error as { meta?: unknown }).meta ?? "")}` : "";
+  if (!DATABASE_INPUT_ERRORS.test(text)) return null;
+  if (/Maximum call stack/.test(text)) return "the input is nested too deeply";
+  if (/22021|22P05|unsupported Unicode escape|invalid byte sequence/.test(text)) return "text in the input contains a character that cannot be stored (such as \\u0000)";
+  return "a value in the input is out of the range or length that can be stored";
+}
+
 /** Turns DomainErrors thrown by services into tRPC errors with the mapped code. */
 const mapDomainErrors = t.middleware(async ({ next }) => {
   const result = await next();
-  if (!result.ok && result.error.cause instanceof DomainError) {
-    const cause = result.error.cause;
+  if (result.ok) return result;
+  const cause = result.error.cause;
+  if (cause instanceof DomainError) {
     throw new TRPCError({ code: domainToTrpcCode[cause.code], message: cause.message, cause });
+  }
+  if (result.error.code === "INTERNAL_SERVER_ERROR") {
+    const inputProblem = describeDatabaseInputError(cause);
+    if (inputProblem) throw new TRPCError({ code: "BAD_REQUEST", message: `invalid input: ${inputProblem}`, cause });
   }
   return result;
 });
 
-export const publicProcedure = t.procedure.use(mapDomainErrors);
+function containsNul(value: unknown): boolean {
+  if (typeof value === "string") return value.includes("\0");
+  if (Array.isArray(value)) return value.some(containsNul);
+  if (value && typeof value === "object") {
+    return Object.entries(value).some(([key, item]) => key.includes("\0") || containsNul(item));
+  }
+  return false;
+}
+
+/** NUL characters cannot be stored by PostgreSQL in text or JSON: refuse them up front. */
+const refuseNulCharacters = t.middleware(async ({ getRawInput, next }) => {
+  const raw = await getRawInput().catch(() => undefined);
+  if (containsNul(raw)) {
+    throw new TRPCError({ code: "BAD_REQUEST", message: "invalid input: text may not contain NUL characters (\\u0000)" });
+  }
+  return next();
+});
+
+export const publicProcedure = t.procedure.use(mapDomainErrors).use(refuseNulCharacters);
 
 export const operatorProcedure = publicProcedure.use(async ({ ctx, next }) => {
   const token = ctx.bearerToken ?? ctx.sessionToken;

@@ -21,9 +21,11 @@ import type { AgentPrincipal, OperatorPrincipal } from "../domain/principal.ts";
 import { approvalResult, decisionPayload, storedDecisionOf, type ApprovalResult } from "./approval-views.ts";
 import { toolAllowedByConfig, type ThreadConfig } from "../domain/thread/config.ts";
 import type { DecisionPayload } from "../events/bus.ts";
+import { log } from "../log.ts";
 import { appendAudit, appendAuditEntries, SYSTEM_ACTOR, type Actor } from "./audit.ts";
 import { adjustPendingAlongChain, adjustPendingAlongChains, mergeChanges, noChanges, refreshTaskStatuses, type Changes } from "./cascade.ts";
 import type { ServiceDeps, Tx } from "./deps.ts";
+import { lockRequest } from "./locks.ts";
 import { isUniqueViolation, publishChanges, transact } from "./transaction.ts";
 
 const json = (value: unknown) => (value === undefined || value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue));
@@ -48,14 +50,14 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
     if (existing) return approvalResult(existing);
   }
   const now = deps.now();
-  const changes = noChanges();
   let created: Approval;
+  let changes: Changes;
   try {
-    created = await transact(deps, async (tx) => {
-      const request = await tx.request.findFirst({
-        where: { id: input.requestId, workspaceId },
-        include: { task: { select: { agent: true, config: { select: { config: true } } } } },
-      });
+    ({ created, changes } = await transact(deps, async (tx) => {
+      const changes = noChanges();
+      // Locked: a concurrent request.fail or task.cancel either ends the request
+      // first (and this is refused) or waits and then cancels this approval too.
+      const request = await lockRequest(tx, workspaceId, input.requestId);
       if (!request) throw notFound("request", input.requestId);
       if (!isActive(request.status)) {
         throw new DomainError(
@@ -63,7 +65,8 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
           `request ${request.id} already ended as ${request.status}; approvals are requested by running requests`,
         );
       }
-      const config = (request.task.config?.config ?? null) as ThreadConfig | null;
+      const thread = await tx.threadConfig.findUnique({ where: { taskId: request.taskId }, select: { config: true } });
+      const config = (thread?.config ?? null) as ThreadConfig | null;
       if (!toolAllowedByConfig(config, input.tool)) {
         throw new DomainError(
           "FORBIDDEN",
@@ -103,8 +106,8 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
           createdAt: now,
         },
       });
-      return approval;
-    });
+      return { created: approval, changes };
+    }));
   } catch (error) {
     if (input.idempotencyKey && isUniqueViolation(error)) {
       const existing = await findByIdempotencyKey(deps, workspaceId, input.idempotencyKey, input.requestId);
@@ -270,8 +273,13 @@ export async function decideMany(
     try {
       results.push({ ok: true, ...(await decideApproval(deps, operator, { approvalId, action: input.action, message: input.message })) });
     } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      results.push({ ok: false, approvalId, code: error.code, message: error.message, details: error.details ?? null });
+      if (error instanceof DomainError) {
+        results.push({ ok: false, approvalId, code: error.code, message: error.message, details: error.details ?? null });
+      } else {
+        // The others are still decided; this one is reported, not thrown, so the answer stays complete.
+        log.error(`decideMany: deciding ${approvalId} failed`, error);
+        results.push({ ok: false, approvalId, code: "INTERNAL", message: "an internal error stopped this decision; it has been logged, try again", details: null });
+      }
     }
   }
   return results;
@@ -419,10 +427,16 @@ export async function reportExecution(
       if (JSON.stringify(approval.executedArgs) === JSON.stringify(input.executedArgs)) return { approvalId: approval.id };
       throw new DomainError("CONFLICT", `approval ${approval.id} already has its execution reported at ${approval.executedAt.toISOString()}`);
     }
-    await tx.approval.update({
-      where: { id: approval.id },
+    // Write-once: of two concurrent reports, the second finds executedAt set.
+    const reported = await tx.approval.updateMany({
+      where: { id: approval.id, executedAt: null },
       data: { executedArgs: json(input.executedArgs), executionResult: json(input.result), executedAt: now },
     });
+    if (reported.count === 0) {
+      const current = await tx.approval.findUniqueOrThrow({ where: { id: approval.id } });
+      if (JSON.stringify(current.executedArgs) === JSON.stringify(input.executedArgs)) return { approvalId: approval.id };
+      throw new DomainError("CONFLICT", `approval ${approval.id} already has its execution reported at ${current.executedAt!.toISOString()}`);
+    }
     await tx.traceEvent.create({
       data: {
         workspaceId: approval.workspaceId,

@@ -55,9 +55,20 @@ export async function adjustPendingAlongChains(tx: Tx, adjustments: { requestId:
   if (adjustments.length === 0) return [];
   const ids = adjustments.map((adjustment) => adjustment.requestId);
   const deltas = adjustments.map((adjustment) => adjustment.delta);
-  const rows = await tx.$queryRaw<
-    { id: string; taskId: string; sessionId: string; workspaceId: string; status: RunStatus; oldStatus: RunStatus }[]
-  >`
+  // Lock the whole chain first, in id order (so concurrent chains cannot
+  // deadlock), and read each status behind the lock: under READ COMMITTED a
+  // status read in the update itself could predate a concurrent commit.
+  const before = await tx.$queryRaw<{ id: string; status: RunStatus }[]>`
+    WITH RECURSIVE chain AS (
+      SELECT id, "parentRequestId", 1 AS depth FROM "Request" WHERE id = ANY(${ids}::text[])
+      UNION
+      SELECT r.id, r."parentRequestId", chain.depth + 1
+      FROM "Request" r JOIN chain ON r.id = chain."parentRequestId"
+      WHERE chain.depth < 1000
+    )
+    SELECT r.id, r.status FROM "Request" r WHERE r.id IN (SELECT id FROM chain) ORDER BY r.id FOR UPDATE OF r`;
+  const oldStatus = new Map(before.map((row) => [row.id, row.status]));
+  const rows = await tx.$queryRaw<{ id: string; taskId: string; sessionId: string; workspaceId: string; status: RunStatus }[]>`
     WITH RECURSIVE seed AS (
       SELECT * FROM unnest(${ids}::text[], ${deltas}::int[]) AS s(id, delta)
     ), chain AS (
@@ -67,9 +78,7 @@ export async function adjustPendingAlongChains(tx: Tx, adjustments: { requestId:
       FROM "Request" r JOIN chain ON r.id = chain."parentRequestId"
       WHERE chain.depth < 1000
     ), totals AS (
-      SELECT chain.id, SUM(chain.delta)::int AS delta, MIN(r.status::text) AS "oldStatus"
-      FROM chain JOIN "Request" r ON r.id = chain.id
-      GROUP BY chain.id
+      SELECT id, SUM(delta)::int AS delta FROM chain GROUP BY id
     )
     UPDATE "Request" r
     SET "pendingApprovals" = GREATEST(r."pendingApprovals" + totals.delta, 0),
@@ -81,9 +90,9 @@ export async function adjustPendingAlongChains(tx: Tx, adjustments: { requestId:
         "updatedAt" = now()
     FROM totals
     WHERE r.id = totals.id
-    RETURNING r.id, r."taskId", r."sessionId", r."workspaceId", r.status, totals."oldStatus"`;
+    RETURNING r.id, r."taskId", r."sessionId", r."workspaceId", r.status`;
   return rows
-    .filter((row) => row.status !== row.oldStatus)
+    .filter((row) => row.status !== oldStatus.get(row.id))
     .map((row) => ({ workspaceId: row.workspaceId, requestId: row.id, taskId: row.taskId, sessionId: row.sessionId, status: row.status }));
 }
 

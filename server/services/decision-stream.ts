@@ -1,8 +1,7 @@
 // The decisions of one request or task as a resumable stream: first those
 // decided after the client's last seen one (from the database), then live ones
-// from the bus. The client de-duplicates by approval id (invariant 6).
-import { on } from "node:events";
-import { EventEmitter } from "node:events";
+// from the bus. Events that arrive while the backlog is read are queued, not
+// dropped; the client de-duplicates by approval id (invariant 6).
 import { approvalResult, type ApprovalResult } from "./approval-views.ts";
 import type { ServiceDeps } from "./deps.ts";
 
@@ -18,25 +17,35 @@ export async function* decisionStream(
   filter: DecisionStreamFilter,
   signal: AbortSignal | undefined,
 ): AsyncGenerator<{ cursor: string; result: ApprovalResult }> {
-  // Subscribe before reading the backlog so nothing decided in between is lost.
-  const live = new EventEmitter();
+  // Subscribe before reading the backlog; everything published from now on is queued.
+  const queue: string[] = [];
+  let wake: (() => void) | undefined;
   const unsubscribe = deps.bus.on("approval:decided", (event) => {
     if (event.workspaceId !== workspaceId) return;
     if (filter.requestId && event.requestId !== filter.requestId) return;
     if (filter.taskId && event.taskId !== filter.taskId) return;
-    live.emit("decided", event.approvalId);
+    queue.push(event.approvalId);
+    wake?.();
   });
+  const stop = AbortSignal.any([signal ?? new AbortController().signal, deps.shutdown]);
+  const onStop = () => wake?.();
+  stop.addEventListener("abort", onStop);
   const sent = new Set<string>();
   try {
     const since = filter.lastEventId
-      ? await deps.prisma.approval.findFirst({ where: { id: filter.lastEventId, workspaceId }, select: { decidedAt: true } })
+      ? await deps.prisma.approval.findFirst({ where: { id: filter.lastEventId, workspaceId }, select: { id: true, decidedAt: true } })
       : null;
+    const scope = filter.requestId ? { requestId: filter.requestId } : { taskId: filter.taskId };
     const backlog = await deps.prisma.approval.findMany({
       where: {
         workspaceId,
         status: { not: "PENDING" },
-        ...(filter.requestId ? { requestId: filter.requestId } : { taskId: filter.taskId }),
-        ...(since?.decidedAt ? { decidedAt: { gt: since.decidedAt } } : {}),
+        ...scope,
+        // Resume strictly after the last one seen, in (decidedAt, id) order:
+        // several approvals can end at the same instant (one sweep, one cancel).
+        ...(since?.decidedAt
+          ? { OR: [{ decidedAt: { gt: since.decidedAt } }, { decidedAt: since.decidedAt, id: { gt: since.id } }] }
+          : {}),
       },
       orderBy: [{ decidedAt: "asc" }, { id: "asc" }],
     });
@@ -44,17 +53,21 @@ export async function* decisionStream(
       sent.add(approval.id);
       yield { cursor: approval.id, result: approvalResult(approval) };
     }
-    const stop = AbortSignal.any([signal ?? new AbortController().signal, deps.shutdown]);
-    for await (const [approvalId] of on(live, "decided", { signal: stop })) {
-      if (sent.has(approvalId as string)) continue;
-      const approval = await deps.prisma.approval.findUnique({ where: { id: approvalId as string } });
-      if (!approval) continue;
+    while (!stop.aborted) {
+      const approvalId = queue.shift();
+      if (approvalId === undefined) {
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+        continue;
+      }
+      if (sent.has(approvalId)) continue;
+      const approval = await deps.prisma.approval.findUnique({ where: { id: approvalId } });
+      if (!approval || approval.status === "PENDING") continue;
       sent.add(approval.id);
       yield { cursor: approval.id, result: approvalResult(approval) };
     }
-  } catch (error) {
-    if ((error as Error).name !== "AbortError") throw error;
   } finally {
+    stop.removeEventListener("abort", onStop);
     unsubscribe();
   }
 }

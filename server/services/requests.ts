@@ -6,6 +6,7 @@ import { newId } from "../domain/ids.ts";
 import { isActive, planRequestEnding, type RequestEnding, type RunStatus } from "../domain/lifecycle.ts";
 import type { AgentPrincipal } from "../domain/principal.ts";
 import { cancelPendingApprovalsOf } from "./approvals.ts";
+import { lockRequest } from "./locks.ts";
 import { appendAudit, type Actor } from "./audit.ts";
 import { mergeChanges, noChanges, refreshTaskStatuses, type Changes } from "./cascade.ts";
 import type { ServiceDeps, Tx } from "./deps.ts";
@@ -37,9 +38,9 @@ export async function beginRequest(deps: ServiceDeps, agent: AgentPrincipal, inp
     if (existing) return existing;
   }
   const now = deps.now();
-  const changes = noChanges();
   try {
-    const result = await transact(deps, async (tx) => {
+    const { result, changes } = await transact(deps, async (tx) => {
+      const changes = noChanges();
       const session = await tx.session.findFirst({ where: { id: input.sessionId, workspaceId } });
       if (!session) throw notFound("session", input.sessionId);
       if (session.status === "CLOSED") {
@@ -79,7 +80,7 @@ export async function beginRequest(deps: ServiceDeps, agent: AgentPrincipal, inp
       });
       changes.requests.push({ workspaceId, requestId, taskId, sessionId: session.id, status: "RUNNING" });
       mergeChanges(changes, { tasks: await refreshTaskStatuses(tx, [taskId]) });
-      return { sessionId: session.id, taskId, requestId };
+      return { result: { sessionId: session.id, taskId, requestId }, changes };
     });
     publishChanges(deps, changes);
     return result;
@@ -106,7 +107,8 @@ async function findByIdempotencyKey(deps: ServiceDeps, workspaceId: string, key:
 }
 
 async function loadParent(tx: Tx, workspaceId: string, parentRequestId: string, sessionId: string) {
-  const parent = await tx.request.findFirst({ where: { id: parentRequestId, workspaceId } });
+  // Locked so that a concurrent cancel or completion of the parent is seen.
+  const parent = await lockRequest(tx, workspaceId, parentRequestId);
   if (!parent) throw notFound("parent request", parentRequestId);
   if (parent.sessionId !== sessionId) {
     throw new DomainError(
@@ -124,7 +126,9 @@ async function loadParent(tx: Tx, workspaceId: string, parentRequestId: string, 
 }
 
 async function continueTask(tx: Tx, workspaceId: string, taskId: string, sessionId: string, agent: string): Promise<string> {
-  const task = await tx.task.findFirst({ where: { id: taskId, workspaceId } });
+  // Shared lock: a concurrent cancel of the task (which locks it) is seen.
+  const [task] = await tx.$queryRaw<{ id: string; sessionId: string; agent: string; status: RunStatus }[]>`
+    SELECT id, "sessionId", agent, status FROM "Task" WHERE id = ${taskId} AND "workspaceId" = ${workspaceId} FOR SHARE`;
   if (!task) throw notFound("task", taskId);
   if (task.sessionId !== sessionId) {
     throw new DomainError("BAD_INPUT", `task ${taskId} belongs to session ${task.sessionId}, not ${sessionId}`);
@@ -168,17 +172,19 @@ export async function endRequest(
   payload: { output?: unknown; error?: { message: string; code?: string } },
 ): Promise<EndRequestResult> {
   const now = deps.now();
-  const changes = noChanges();
-  const result = await transact(deps, async (tx) => {
-    const request = await tx.request.findFirst({ where: { id: requestId, workspaceId: actor.workspaceId } });
+  const { result, changes } = await transact(deps, async (tx) => {
+    const changes = noChanges();
+    // Locked first: an approval requested concurrently either committed before
+    // (and is read below) or waits and then finds the request ended.
+    const request = await lockRequest(tx, actor.workspaceId, requestId);
     if (!request) throw notFound("request", requestId);
     const pending = await tx.approval.findMany({ where: { requestId, status: "PENDING" }, select: { id: true } });
     const plan = planRequestEnding({ requestId, status: request.status, pendingApprovalIds: pending.map((p) => p.id) }, ending);
-    if (plan === "unchanged") return { requestId, status: request.status };
+    if (plan === "unchanged") return { result: { requestId, status: request.status }, changes };
     // A failing request's own pending approvals can no longer be acted on.
     if (pending.length > 0) mergeChanges(changes, await cancelPendingApprovalsOf(tx, [requestId], actor.actor, now, "the request failed"));
     const updated = await tx.request.updateMany({
-      where: { id: requestId, status: { in: ["RUNNING", "PAUSED"] } },
+      where: { id: requestId, status: request.status },
       data: {
         status: plan,
         endedAt: now,
@@ -201,7 +207,7 @@ export async function endRequest(
     });
     changes.requests.push({ workspaceId: actor.workspaceId, requestId, taskId: request.taskId, sessionId: request.sessionId, status: plan });
     mergeChanges(changes, { tasks: await refreshTaskStatuses(tx, [request.taskId]) });
-    return { requestId, status: plan };
+    return { result: { requestId, status: plan }, changes };
   });
   publishChanges(deps, changes);
   return result;
@@ -244,11 +250,11 @@ export async function traceRequest(deps: ServiceDeps, agent: AgentPrincipal, req
  */
 export async function cancelTask(deps: ServiceDeps, workspaceId: string, actor: Actor, taskId: string, reason?: string) {
   const now = deps.now();
-  const changes = noChanges();
-  const result = await transact(deps, async (tx) => {
+  const { result, changes } = await transact(deps, async (tx) => {
+    const changes = noChanges();
     const task = await tx.task.findFirst({ where: { id: taskId, workspaceId } });
     if (!task) throw notFound("task", taskId);
-    if (task.status === "CANCELED") return { taskId, status: "CANCELED" as RunStatus, canceledRequests: 0 };
+    if (task.status === "CANCELED") return { result: { taskId, status: "CANCELED" as RunStatus, canceledRequests: 0 }, changes };
     const taskIds = (
       await tx.$queryRaw<{ id: string }[]>`
         WITH RECURSIVE subtree AS (
@@ -256,16 +262,23 @@ export async function cancelTask(deps: ServiceDeps, workspaceId: string, actor: 
           UNION SELECT t.id FROM "Task" t JOIN subtree s ON t."parentTaskId" = s.id
         ) SELECT id FROM subtree`
     ).map((row) => row.id);
-    const requests = await tx.$queryRaw<{ id: string; taskId: string; sessionId: string }[]>`
+    // The tasks are locked first, so no new request begins in them meanwhile;
+    // then the active requests are locked, so none completes or asks for
+    // approval between this read and the cancellation below.
+    await tx.$queryRaw`SELECT id FROM "Task" WHERE id = ANY(${taskIds}::text[]) ORDER BY id FOR UPDATE`;
+    const active = await tx.$queryRaw<{ id: string }[]>`
       WITH RECURSIVE calls AS (
         SELECT id FROM "Request" WHERE "taskId" = ANY(${taskIds}::text[]) AND status IN ('RUNNING', 'PAUSED')
         UNION SELECT r.id FROM "Request" r JOIN calls c ON r."parentRequestId" = c.id
       )
-      SELECT r.id, r."taskId", r."sessionId" FROM "Request" r JOIN calls USING (id)
-      WHERE r.status IN ('RUNNING', 'PAUSED')`;
+      SELECT r.id FROM "Request" r WHERE r.id IN (SELECT id FROM calls) ORDER BY r.id FOR UPDATE OF r`;
+    const lockedIds = active.map((row) => row.id);
+    mergeChanges(changes, await cancelPendingApprovalsOf(tx, lockedIds, actor, now, reason ?? `task ${taskId} was canceled`));
+    const requests = await tx.$queryRaw<{ id: string; taskId: string; sessionId: string }[]>`
+      UPDATE "Request" SET status = 'CANCELED', "endedAt" = ${now}, "updatedAt" = ${now}
+      WHERE id = ANY(${lockedIds}::text[]) AND status IN ('RUNNING', 'PAUSED')
+      RETURNING id, "taskId", "sessionId"`;
     const requestIds = requests.map((request) => request.id);
-    mergeChanges(changes, await cancelPendingApprovalsOf(tx, requestIds, actor, now, reason ?? `task ${taskId} was canceled`));
-    await tx.request.updateMany({ where: { id: { in: requestIds } }, data: { status: "CANCELED", endedAt: now } });
     for (const request of requests) {
       changes.requests.push({ workspaceId, requestId: request.id, taskId: request.taskId, sessionId: request.sessionId, status: "CANCELED" });
     }
@@ -276,7 +289,7 @@ export async function cancelTask(deps: ServiceDeps, workspaceId: string, actor: 
     const others = new Set(changes.requests.map((change) => change.taskId).filter((id) => !taskIds.includes(id)));
     mergeChanges(changes, { tasks: await refreshTaskStatuses(tx, others) });
     await appendAudit(tx, workspaceId, { actor, action: "task.canceled", subjectType: "task", subjectId: taskId, data: { reason: reason ?? null, tasks: taskIds.length, requests: requestIds.length } }, now);
-    return { taskId, status: "CANCELED" as RunStatus, canceledRequests: requestIds.length };
+    return { result: { taskId, status: "CANCELED" as RunStatus, canceledRequests: requestIds.length }, changes };
   });
   publishChanges(deps, changes);
   return result;

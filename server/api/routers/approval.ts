@@ -28,7 +28,8 @@ export const approvalRouter = router({
         args: zJson(LIMITS.argsBytes),
         reason: z.string().max(LIMITS.messageChars).optional(),
         allow: z.array(zAction).min(1).optional(),
-        timeoutMs: z.number().int().min(100).max(30 * 24 * 3600_000).optional(),
+        // At most 24 days (the largest timer a JavaScript runtime schedules).
+        timeoutMs: z.number().int().min(100).max(24 * 24 * 3600_000).optional(),
         onTimeout: z.enum(["reject", "approve"]).optional(),
         idempotencyKey: z.string().min(1).max(200).optional(),
       }),

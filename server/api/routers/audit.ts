@@ -12,7 +12,7 @@ export const auditRouter = router({
           actor: z.string().max(320).optional(),
           subjectId: z.string().max(64).optional(),
           limit: z.number().int().min(1).max(1000).default(200),
-          beforeSeq: z.number().int().positive().optional(),
+          beforeSeq: z.number().int().positive().max(2_147_483_647).optional(),
         })
         .default({ limit: 200 }),
     )

@@ -16,7 +16,7 @@ export const taskRouter = router({
     .query(({ ctx, input }) => taskTree(ctx.deps, ctx.operator.workspaceId, input.sessionId)),
 
   timeline: operatorProcedure
-    .input(z.object({ taskId: zId("tsk"), limit: z.number().int().min(1).max(5000).default(1000), afterId: z.string().regex(/^\d+$/).optional() }))
+    .input(z.object({ taskId: zId("tsk"), limit: z.number().int().min(1).max(5000).default(1000), afterId: z.string().regex(/^\d{1,18}$/, "must be an event id").optional() }))
     .query(({ ctx, input }) => taskTimeline(ctx.deps, ctx.operator.workspaceId, input.taskId, input.limit, input.afterId)),
 
   /** An operator cancels a task and everything below it. */
