@@ -27,7 +27,7 @@ export interface TollgateOptions {
 }
 
 export type GateOutcome<T> =
-  | { outcome: "executed"; approvalId: string; result: T; args: unknown; edited: boolean; decision: Decision }
+  | { outcome: "executed"; approvalId: string; result: T; args: unknown; edited: boolean; decision: Decision; alreadyExecuted: boolean }
   | { outcome: "rejected"; approvalId: string; status: "REJECTED" | "EXPIRED"; message?: string; decision: Decision }
   | { outcome: "responded"; approvalId: string; message: string; decision: Decision }
   | { outcome: "canceled"; approvalId: string };
@@ -121,7 +121,11 @@ export function createTollgate(options: TollgateOptions) {
     return settle(result, args, run);
   }
 
-  /** Turns a decided approval into what the agent does next; runs the tool at most once. */
+  /**
+   * Turns a decided approval into what the agent does next; runs the tool at
+   * most once: not again in this process (a decision delivered twice), and not
+   * at all when Tollgate already has an execution report for the approval.
+   */
   async function settle<T>(result: ApprovalResult, proposedArgs: unknown, run: (args: unknown) => Promise<T> | T): Promise<GateOutcome<T>> {
     const { approvalId, decision } = result;
     if (result.status === "CANCELED" || !decision) return { outcome: "canceled", approvalId };
@@ -132,14 +136,23 @@ export function createTollgate(options: TollgateOptions) {
     }
     const edited = decision.action === "edit";
     const args = edited ? decision.args : proposedArgs;
+    if (result.execution && !executed.has(approvalId)) {
+      return { outcome: "executed", approvalId, result: result.execution.result as T, args: result.execution.args, edited, decision, alreadyExecuted: true };
+    }
     let running = executed.get(approvalId) as Promise<T> | undefined;
     if (!running) {
-      running = Promise.resolve(run(args));
+      // Through a promise, so a tool that throws synchronously is remembered as run too.
+      running = Promise.resolve().then(() => run(args));
       executed.set(approvalId, running);
       const value = await running;
-      await withRetry(() => client.approval.reportExecution.mutate({ approvalId, executedArgs: args as never, result: (value ?? null) as never }));
+      try {
+        await withRetry(() => client.approval.reportExecution.mutate({ approvalId, executedArgs: args as never, result: (value ?? null) as never }));
+      } catch (error) {
+        // The tool ran; failing now would invite a retry that runs it again.
+        console.warn(`tollgate: approval ${approvalId} ran, but reporting the execution failed: ${(error as Error).message}`);
+      }
     }
-    return { outcome: "executed", approvalId, result: await running, args, edited, decision };
+    return { outcome: "executed", approvalId, result: await running, args, edited, decision, alreadyExecuted: false };
   }
 
   return {

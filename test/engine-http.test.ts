@@ -66,6 +66,23 @@ describe("engine over HTTP", () => {
     expect(item).toMatchObject({ args: { to: "all@example.com" }, approvedArgs: { to: "one@example.com" }, executedArgs: { to: "one@example.com" } });
   });
 
+  it("gate: a replica that gets the same decision after the tool ran does not run it again", async () => {
+    const sdk = agentSdk(test.url);
+    const { sessionId } = await sdk.openSession({});
+    const begun = await sdk.begin({ sessionId, agent: "mailer" });
+    let runs = 0;
+    const gated = begun.gate("send_email", { to: "a@example.com" }, () => ++runs);
+    const pending = await waitFor(() => operator.approval.list.query({ status: "PENDING", sessionId }), (list) => list.items.length === 1);
+    const approvalId = pending.items[0]!.approvalId;
+    await operator.approval.decide.mutate({ approvalId, action: "approve" });
+    expect(await gated).toMatchObject({ outcome: "executed", result: 1, alreadyExecuted: false });
+
+    const replica = agentSdk(test.url);
+    const again = await replica.settle(await replica.waitForDecision(approvalId), { to: "a@example.com" }, () => ++runs);
+    expect(again).toMatchObject({ outcome: "executed", result: 1, alreadyExecuted: true, args: { to: "a@example.com" } });
+    expect(runs).toBe(1);
+  });
+
   it("parallel pauses: two agents under one orchestrator pause it until both are decided", async () => {
     const sdk = agentSdk(test.url);
     const { sessionId } = await sdk.openSession({});

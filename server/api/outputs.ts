@@ -17,4 +17,6 @@ export const zApprovalResult = z.object({
   approvalId: z.string(),
   status: zApprovalStatus,
   decision: zDecision.optional(),
+  /** Set once the agent reported what ran (approval.reportExecution). */
+  execution: z.object({ args: z.unknown(), result: z.unknown(), at: z.string() }).optional(),
 });

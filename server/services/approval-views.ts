@@ -3,10 +3,17 @@ import type { Approval } from "../db/generated/client.ts";
 import type { ApprovalStatus, StoredDecision } from "../domain/lifecycle.ts";
 import type { DecisionPayload } from "../events/bus.ts";
 
+export interface ExecutionReport {
+  args: unknown;
+  result: unknown;
+  at: string;
+}
+
 export interface ApprovalResult {
   approvalId: string;
   status: ApprovalStatus;
   decision?: DecisionPayload;
+  execution?: ExecutionReport;
 }
 
 export function storedDecisionOf(approval: Approval): StoredDecision | null {
@@ -34,6 +41,15 @@ export function decisionPayload(approval: Approval): DecisionPayload | undefined
 
 export function approvalResult(approval: Approval): ApprovalResult {
   const decision = decisionPayload(approval);
-  return { approvalId: approval.id, status: approval.status, ...(decision ? { decision } : {}) };
+  return {
+    approvalId: approval.id,
+    status: approval.status,
+    ...(decision ? { decision } : {}),
+    // Once reported, what ran: an agent that gets the decision again (another
+    // replica, a restart, a redelivered webhook) knows not to run the tool twice.
+    ...(approval.executedAt
+      ? { execution: { args: approval.executedArgs ?? null, result: approval.executionResult ?? null, at: approval.executedAt.toISOString() } }
+      : {}),
+  };
 }
 
