@@ -1,4 +1,5 @@
 // The wire contract over real HTTP: plain JSON in and out, clear 4xx errors for bad input.
+import { io } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AGENT_KEY } from "./harness.ts";
 import { callHttp, startTestServer, type TestServer } from "./server.ts";
@@ -95,5 +96,28 @@ describe("HTTP wire format", () => {
     expect(cookie).toMatch(/^tollgate_session=tgs_/);
     expect(cookie).toMatch(/HttpOnly/i);
     expect(cookie).toMatch(/SameSite=Lax/i);
+  });
+
+  it("live updates: a socket needs a session, and logging out closes the connections it opened", async () => {
+    const anonymous = io(test.url, { transports: ["websocket"], reconnection: false });
+    const refused = await new Promise<string>((resolve) => anonymous.once("connect_error", (error) => resolve(error.message)));
+    expect(refused).toMatch(/unauthorized/);
+    anonymous.close();
+
+    const login = await fetch(`${test.url}/api/trpc/auth.login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "admin@example.com", password: "correct horse battery" }),
+    });
+    const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
+    const socket = io(test.url, { transports: ["websocket"], reconnection: false, auth: { token: cookie.split("=")[1] } });
+    await new Promise<void>((resolve, reject) => {
+      socket.once("connect", () => resolve());
+      socket.once("connect_error", reject);
+    });
+    const closed = new Promise<string>((resolve) => socket.once("disconnect", (reason) => resolve(reason)));
+    const logout = await fetch(`${test.url}/api/trpc/auth.logout`, { method: "POST", headers: { cookie, "content-type": "application/json" }, body: "{}" });
+    expect(logout.status).toBe(200);
+    expect(await closed).toBe("io server disconnect");
   });
 });

@@ -8,6 +8,8 @@ export interface OperatorPrincipal {
   workspaceId: string;
   operatorId: string;
   sessionId: string;
+  /** When the session (cookie or token) stops being valid. */
+  expiresAt: Date;
   email: string;
   name: string;
   role: OperatorRoleName;

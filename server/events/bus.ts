@@ -39,6 +39,8 @@ export interface TollgateEvents {
   "session:updated": { workspaceId: string; sessionId: string };
   "state:saved": { workspaceId: string; sessionId: string; taskId: string; version: number };
   "audit:appended": { workspaceId: string; seq: number };
+  /** An operator session was logged out or revoked (not forwarded to browsers). */
+  "operator:session-ended": { workspaceId: string; sessionId: string };
 }
 
 export type EventName = keyof TollgateEvents;

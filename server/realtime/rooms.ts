@@ -2,4 +2,6 @@
 export const rooms = {
   workspace: (workspaceId: string) => `workspace:${workspaceId}`,
   session: (sessionId: string) => `session:${sessionId}`,
+  /** Every connection opened with one operator session (cookie or token). */
+  operatorSession: (sessionId: string) => `operator-session:${sessionId}`,
 };

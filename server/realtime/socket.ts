@@ -66,6 +66,16 @@ export async function attachRealtime(httpServer: HttpServer, deps: ServiceDeps, 
   io.on("connection", (socket) => {
     const operator = socket.data.operator as OperatorPrincipal;
     void socket.join(rooms.workspace(operator.workspaceId));
+    void socket.join(rooms.operatorSession(operator.sessionId));
+    // The connection lives no longer than the session that opened it.
+    const untilExpiry = Math.min(operator.expiresAt.getTime() - Date.now(), 2 ** 31 - 1);
+    const expiry = setTimeout(() => socket.disconnect(true), Math.max(untilExpiry, 0));
+    socket.on("disconnect", () => clearTimeout(expiry));
+  });
+
+  // Logged out or revoked: close its connections on every node (through the adapter).
+  const unsubscribeEnded = deps.bus.on("operator:session-ended", ({ sessionId }, origin) => {
+    if (origin === "local") io.in(rooms.operatorSession(sessionId)).disconnectSockets(true);
   });
 
   // Only this node's events: the Redis adapter already carries each emit to
@@ -82,6 +92,7 @@ export async function attachRealtime(httpServer: HttpServer, deps: ServiceDeps, 
     io,
     async close() {
       for (const unsubscribe of unsubscribers) unsubscribe();
+      unsubscribeEnded();
       await new Promise<void>((resolve) => io.close(() => resolve()));
       await Promise.all(redisClients.map((client) => client.quit().catch(() => undefined)));
     },

@@ -84,6 +84,7 @@ export async function authenticateOperator(deps: ServiceDeps, token: string): Pr
     workspaceId: session.workspaceId,
     operatorId: session.operatorId,
     sessionId: session.id,
+    expiresAt: session.expiresAt,
     email: session.operator.email,
     name: session.operator.name,
     role: session.operator.role,
@@ -95,6 +96,8 @@ export async function logout(deps: ServiceDeps, principal: OperatorPrincipal): P
     where: { id: principal.sessionId, revokedAt: null },
     data: { revokedAt: deps.now() },
   });
+  // Live connections opened with this session stop receiving events too.
+  deps.bus.publish("operator:session-ended", { workspaceId: principal.workspaceId, sessionId: principal.sessionId });
 }
 
 // Agent calls are the hot path: a verified key is remembered briefly so that
