@@ -62,12 +62,22 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
     // load balancer need no sticky sessions.
     const socket = io({ path: "/socket.io", withCredentials: true, transports: ["websocket"] });
     let everConnected = false;
+    let reconnectTimer: ReturnType<typeof setTimeout> | undefined;
     socket.on("connect", () => {
       if (everConnected) void queryClient.invalidateQueries();
       everConnected = true;
       setState("live");
     });
-    socket.on("disconnect", () => setState("lost"));
+    socket.on("disconnect", (reason) => {
+      setState("lost");
+      // The server closes a connection when its session ends (logout elsewhere,
+      // revocation, expiry): check the session now, which sends the operator to
+      // log in, and try again in case it was something else.
+      if (reason === "io server disconnect") {
+        void queryClient.invalidateQueries({ queryKey: trpc.auth.me.queryKey() });
+        reconnectTimer = setTimeout(() => socket.connect(), 1_000);
+      }
+    });
     socket.on("connect_error", (error) => {
       setState("lost");
       // An expired session is refused at the handshake: let the shell notice and send the operator to log in.
@@ -81,6 +91,7 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
     }
     return () => {
       if (timer) clearTimeout(timer);
+      clearTimeout(reconnectTimer);
       socket.disconnect();
     };
   }, [queryClient, trpc]);

@@ -26,8 +26,8 @@ test("an expired session goes to the login page keeping the URL, and logging in 
   expect((await page.request.post("/api/trpc/auth.logout", { data: {} })).status()).toBe(200);
   await context.addCookies(cookies);
 
-  // The next refetch (here: pushed by a new approval) is refused and sends the operator to log in.
-  await requestApproval({ tool: unique("another_tool") });
+  // The server closes the session's live connection; the console checks the
+  // session, is refused, and sends the operator to log in.
   await expect(page).toHaveURL(`${BASE_URL}/login?next=${encodeURIComponent(`/?approval=${pending.approvalId}`)}`);
   await page.getByLabel("Email").fill(ADMIN_EMAIL);
   await page.getByLabel("Password").fill(ADMIN_PASSWORD);
