@@ -1,20 +1,12 @@
 // Operator and agent authentication through the router, on a fresh database.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { hashPassword } from "../server/services/auth.ts";
 import { newId } from "../server/domain/ids.ts";
-import { ADMIN, agentCaller, callerWith, createTestDatabase, freshApp, operatorCaller, type TestApp, type TestDatabase } from "./harness.ts";
+import { ADMIN, agentCaller, callerWith, operatorCaller, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
 
 let db: TestDatabase;
 let app: TestApp;
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db.close();
-});
-beforeEach(async () => {
-  app = await freshApp(db);
-});
+useFreshApp((created) => (db = created), (fresh) => (app = fresh));
 
 describe("authentication", () => {
   it("bootstrap: an empty database gets one workspace, an admin, an agent key and audit entries", async () => {

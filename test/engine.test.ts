@@ -1,21 +1,13 @@
 // The HITL engine through the router on a fresh database: the reference
 // scenario of ARCHITECTURE.md, cascading pause and resume, decisions,
 // idempotency, timeouts, cancellation and bad input.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { expireDueApprovals } from "../server/services/approvals.ts";
-import { agentCaller, createTestDatabase, freshApp, operatorCaller, type TestApp, type TestDatabase } from "./harness.ts";
+import { agentCaller, operatorCaller, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
 
 let db: TestDatabase;
 let app: TestApp;
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db.close();
-});
-beforeEach(async () => {
-  app = await freshApp(db);
-});
+useFreshApp((created) => (db = created), (fresh) => (app = fresh));
 
 async function statuses(ids: string[]) {
   const requests = await db.prisma.request.findMany({ where: { id: { in: ids } } });

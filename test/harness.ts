@@ -7,6 +7,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import pg from "pg";
+import { afterAll, beforeAll, beforeEach } from "vitest";
 import { PrismaClient } from "../server/db/generated/client.ts";
 import { readMigrations } from "../server/db/schema-engine.ts";
 import { EventBus } from "../server/events/bus.ts";
@@ -118,4 +119,22 @@ export async function operatorCaller(deps: ServiceDeps, credentials = ADMIN) {
   await callerWith(deps, { setSessionCookie: (value) => (token = value ?? undefined) }).auth.login(credentials);
   if (!token) throw new Error("login set no session cookie");
   return callerWith(deps, { sessionToken: token });
+}
+
+/**
+ * Registers the usual hooks: one database for the file, a fresh bootstrapped
+ * app for every test. The callbacks hand them to the test file's variables.
+ */
+export function useFreshApp(onDatabase: (db: TestDatabase) => void, onApp: (app: TestApp) => void): void {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    onDatabase(db);
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+  beforeEach(async () => {
+    onApp(await freshApp(db));
+  });
 }

@@ -2,21 +2,13 @@
 // gate, versioned state with optimistic concurrency, ownership enforced
 // server-side for every owner and writer, diffs, continuity and context.
 import { applyPatch } from "fast-json-patch/index.mjs";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { TollgateEvents } from "../server/events/bus.ts";
-import { agentCaller, createTestDatabase, freshApp, operatorCaller, type TestApp, type TestDatabase } from "./harness.ts";
+import { agentCaller, operatorCaller, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
 
 let db: TestDatabase;
 let app: TestApp;
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db.close();
-});
-beforeEach(async () => {
-  app = await freshApp(db);
-});
+useFreshApp((created) => (db = created), (fresh) => (app = fresh));
 
 const HOUR = 3600_000;
 /** The router types state as zod's JSON type; test values are plain objects. */

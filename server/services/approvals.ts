@@ -143,6 +143,23 @@ async function findByIdempotencyKey(deps: ServiceDeps, workspaceId: string, key:
 
 // ---- Ending -----------------------------------------------------------------
 
+/** An approval's step in its task's execution trace. */
+function traceApproval(tx: Tx, approval: Approval, type: string, data: unknown, now: Date) {
+  return tx.traceEvent.create({
+    data: {
+      workspaceId: approval.workspaceId,
+      sessionId: approval.sessionId,
+      taskId: approval.taskId,
+      requestId: approval.requestId,
+      category: "EXECUTION",
+      type,
+      name: approval.tool,
+      data: json(data),
+      createdAt: now,
+    },
+  });
+}
+
 interface Ending {
   status: "APPROVED" | "REJECTED" | "EXPIRED";
   action: DecisionAction | null;
@@ -181,19 +198,7 @@ async function finishApproval(tx: Tx, approval: Approval, ending: Ending, actor:
       data: { id: newId("dlv"), workspaceId: approval.workspaceId, approvalId: approval.id, url: request.resumeUrl, nextAttemptAt: now, createdAt: now },
     });
   }
-  await tx.traceEvent.create({
-    data: {
-      workspaceId: approval.workspaceId,
-      sessionId: approval.sessionId,
-      taskId: approval.taskId,
-      requestId: approval.requestId,
-      category: "EXECUTION",
-      type: "approval.decided",
-      name: approval.tool,
-      data: json({ approvalId: approval.id, status: ending.status, action: ending.action, decidedBy: ending.decidedBy }),
-      createdAt: now,
-    },
-  });
+  await traceApproval(tx, approval, "approval.decided", { approvalId: approval.id, status: ending.status, action: ending.action, decidedBy: ending.decidedBy }, now);
   await appendAudit(
     tx,
     approval.workspaceId,
@@ -437,19 +442,7 @@ export async function reportExecution(
       if (JSON.stringify(current.executedArgs) === JSON.stringify(input.executedArgs)) return { approvalId: approval.id };
       throw new DomainError("CONFLICT", `approval ${approval.id} already has its execution reported at ${current.executedAt!.toISOString()}`);
     }
-    await tx.traceEvent.create({
-      data: {
-        workspaceId: approval.workspaceId,
-        sessionId: approval.sessionId,
-        taskId: approval.taskId,
-        requestId: approval.requestId,
-        category: "EXECUTION",
-        type: "tool.executed",
-        name: approval.tool,
-        data: json({ approvalId: approval.id, args: input.executedArgs, result: input.result ?? null }),
-        createdAt: now,
-      },
-    });
+    await traceApproval(tx, approval, "tool.executed", { approvalId: approval.id, args: input.executedArgs, result: input.result ?? null }, now);
     return { approvalId: approval.id };
   });
 }
