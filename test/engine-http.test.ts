@@ -6,17 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhook } from "../sdk/index.ts";
 import { agentSdk, operatorClient, type OperatorClient } from "./clients.ts";
 import { AGENT_KEY } from "./harness.ts";
-import { startTestServer, type TestServer } from "./server.ts";
+import { useTestServer, type TestServer } from "./server.ts";
 
 let test: TestServer;
 let operator: OperatorClient;
-
-beforeAll(async () => {
-  test = await startTestServer();
-  operator = await operatorClient(test.url);
-});
-afterAll(async () => {
-  await test.close();
+useTestServer((started, loggedIn) => {
+  test = started;
+  operator = loggedIn;
 });
 
 async function waitFor<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 5_000): Promise<T> {

@@ -3,9 +3,11 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import { parseEnv } from "../server/env.ts";
 import { startServer, type RunningServer } from "../server/http.ts";
 import { setLogLevel } from "../server/log.ts";
+import { operatorClient, type OperatorClient } from "./clients.ts";
 import { ADMIN, AGENT_KEY, createEmptyPostgresDatabase, TEST_TARGET } from "./harness.ts";
 
 export interface TestServer {
@@ -77,4 +79,16 @@ export async function callHttp(
     body: kind === "mutation" ? (typeof input === "string" ? input : JSON.stringify(input)) : undefined,
   });
   return { status: response.status, body: await response.json() };
+}
+
+/** One started server for the test file, and an operator logged in to it. */
+export function useTestServer(onReady: (test: TestServer, operator: OperatorClient) => void): void {
+  let test: TestServer | undefined;
+  beforeAll(async () => {
+    test = await startTestServer();
+    onReady(test, await operatorClient(test.url));
+  });
+  afterAll(async () => {
+    await test?.close();
+  });
 }

@@ -1,21 +1,17 @@
 // Thread state over real HTTP through the SDK's thread handle: implicit and
 // explicit saving, the end-of-request hook, config lookups, continuity and
 // context; plus the wire format of thread-state errors.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createTollgate, type ThreadLog } from "../sdk/index.ts";
-import { agentSdk, operatorClient, type OperatorClient } from "./clients.ts";
+import { agentSdk, type OperatorClient } from "./clients.ts";
 import { AGENT_KEY } from "./harness.ts";
-import { startTestServer, type TestServer } from "./server.ts";
+import { useTestServer, type TestServer } from "./server.ts";
 
 let test: TestServer;
 let operator: OperatorClient;
-
-beforeAll(async () => {
-  test = await startTestServer();
-  operator = await operatorClient(test.url);
-});
-afterAll(async () => {
-  await test.close();
+useTestServer((started, loggedIn) => {
+  test = started;
+  operator = loggedIn;
 });
 
 function memoryLog() {

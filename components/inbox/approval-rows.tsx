@@ -47,17 +47,24 @@ export const PendingRow = memo(function PendingRow({ approval, sessionLabel, cur
         <input type="checkbox" checked={checked} onChange={() => onToggle(approval.approvalId)} aria-label={`Select ${label}`} className="h-4 w-4 shrink-0" />
       ) : null}
       <button type="button" onClick={() => onOpen(approval.approvalId)} aria-current={current ? "true" : undefined} aria-label={`Open ${label}`} className="flex min-w-0 flex-1 items-center gap-3 text-left">
-        <div className="min-w-0 flex-1">
-          <div className="truncate font-mono text-sm font-semibold">{approval.tool}</div>
-          <div className="truncate text-xs text-slate-600">
-            <span className="font-medium text-slate-800">{approval.agent}</span> · {sessionLabel}
-          </div>
-        </div>
+        <ToolAndAgent approval={approval} sessionLabel={sessionLabel} />
         <PendingTimes approval={approval} />
       </button>
     </div>
   );
 });
+
+/** The two lines every row starts with: which tool, asked by which agent, in which session. */
+function ToolAndAgent({ approval, sessionLabel }: { approval: RowProps["approval"]; sessionLabel: string }) {
+  return (
+    <div className="min-w-0 flex-1">
+      <div className="truncate font-mono text-sm font-semibold">{approval.tool}</div>
+      <div className="truncate text-xs text-slate-600">
+        <span className="font-medium text-slate-800">{approval.agent}</span> · {sessionLabel}
+      </div>
+    </div>
+  );
+}
 
 export const HistoryRow = memo(function HistoryRow({ approval, sessionLabel, current, onOpen }: RowProps) {
   const decision = approval.decision;
@@ -71,12 +78,7 @@ export const HistoryRow = memo(function HistoryRow({ approval, sessionLabel, cur
         <div className="w-24 shrink-0">
           <StatusBadge status={approval.status} />
         </div>
-        <div className="min-w-0 flex-1">
-          <div className="truncate font-mono text-sm font-semibold">{approval.tool}</div>
-          <div className="truncate text-xs text-slate-600">
-            <span className="font-medium text-slate-800">{approval.agent}</span> · {sessionLabel}
-          </div>
-        </div>
+        <ToolAndAgent approval={approval} sessionLabel={sessionLabel} />
         <div className="w-56 shrink-0 text-right text-xs leading-5">
           <div className="truncate">
             {decision ? ACTION_LABEL[decision.action] : approval.status.toLowerCase()} by <span className="font-medium">{decision?.decidedBy ?? "—"}</span>

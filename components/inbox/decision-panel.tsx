@@ -3,7 +3,7 @@
 // edit the arguments (a JSON editor that refuses invalid JSON before sending),
 // respond with a text answer. Only the actions the agent allowed are offered.
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { forwardRef, useEffect, useImperativeHandle, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { forwardRef, useEffect, useImperativeHandle, useRef, useState, type FormEvent, type KeyboardEvent, type RefObject } from "react";
 import { alreadyDecided, errorMessage, type AlreadyDecided } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
 import type { ApprovalItem, DecisionAction } from "@/lib/types";
@@ -154,21 +154,22 @@ export const DecisionPanel = forwardRef<
       </div>
 
       {mode === "reject" ? (
-        <form onSubmit={onSubmit("reject")} className="space-y-2 rounded border border-red-200 bg-red-50/50 p-3">
-          <label className="block text-sm font-medium" htmlFor="reject-message">
-            Message to the agent (why it is rejected)
-          </label>
-          <textarea id="reject-message" ref={messageRef} rows={3} value={message} onChange={(event) => setMessage(event.target.value)} onKeyDown={onFormKey("reject")} className="block w-full rounded border border-slate-300 bg-white p-2 text-sm" />
-          <div className="flex items-center gap-2">
-            <button type="submit" disabled={busy} className={`${button} bg-red-700 text-white hover:bg-red-800`}>
-              Reject
-            </button>
-            <button type="button" onClick={() => setMode(null)} className={`${button} text-slate-600`}>
-              Cancel
-            </button>
-            <span className="text-xs text-slate-500">Ctrl+Enter sends, Esc cancels</span>
-          </div>
-        </form>
+        <MessageForm
+          id="reject-message"
+          label="Message to the agent (why it is rejected)"
+          inputRef={messageRef}
+          value={message}
+          onChange={setMessage}
+          onSubmit={onSubmit("reject")}
+          onKeyDown={onFormKey("reject")}
+          onCancel={() => setMode(null)}
+          submitLabel="Reject"
+          submitDisabled={busy}
+          submitClassName={`${button} bg-red-700 text-white hover:bg-red-800`}
+          cancelClassName={`${button} text-slate-600`}
+          frameClassName="border-red-200 bg-red-50/50"
+          hint="Ctrl+Enter sends, Esc cancels"
+        />
       ) : null}
 
       {mode === "edit" ? (
@@ -209,20 +210,21 @@ export const DecisionPanel = forwardRef<
       ) : null}
 
       {mode === "respond" ? (
-        <form onSubmit={onSubmit("respond")} className="space-y-2 rounded border border-slate-300 bg-white p-3">
-          <label className="block text-sm font-medium" htmlFor="respond-answer">
-            Answer returned to the agent (the tool does not run)
-          </label>
-          <textarea id="respond-answer" ref={answerRef} rows={3} value={answer} onChange={(event) => setAnswer(event.target.value)} onKeyDown={onFormKey("respond")} className="block w-full rounded border border-slate-300 p-2 text-sm" />
-          <div className="flex items-center gap-2">
-            <button type="submit" disabled={busy || !answer.trim()} className={`${button} bg-slate-900 text-white`}>
-              Send answer
-            </button>
-            <button type="button" onClick={() => setMode(null)} className={`${button} text-slate-600`}>
-              Cancel
-            </button>
-          </div>
-        </form>
+        <MessageForm
+          id="respond-answer"
+          label="Answer returned to the agent (the tool does not run)"
+          inputRef={answerRef}
+          value={answer}
+          onChange={setAnswer}
+          onSubmit={onSubmit("respond")}
+          onKeyDown={onFormKey("respond")}
+          onCancel={() => setMode(null)}
+          submitLabel="Send answer"
+          submitDisabled={busy || !answer.trim()}
+          submitClassName={`${button} bg-slate-900 text-white`}
+          cancelClassName={`${button} text-slate-600`}
+          frameClassName="border-slate-300 bg-white"
+        />
       ) : null}
 
       {failure ? (
@@ -233,3 +235,47 @@ export const DecisionPanel = forwardRef<
     </section>
   );
 });
+
+/** A short text form (reject's message, respond's answer) with send and cancel. */
+function MessageForm(props: {
+  id: string;
+  label: string;
+  inputRef: RefObject<HTMLTextAreaElement | null>;
+  value: string;
+  onChange: (value: string) => void;
+  onSubmit: (event: FormEvent) => void;
+  onKeyDown: (event: KeyboardEvent) => void;
+  onCancel: () => void;
+  submitLabel: string;
+  submitDisabled: boolean;
+  submitClassName: string;
+  cancelClassName: string;
+  frameClassName: string;
+  hint?: string;
+}) {
+  return (
+    <form onSubmit={props.onSubmit} className={`space-y-2 rounded border p-3 ${props.frameClassName}`}>
+      <label className="block text-sm font-medium" htmlFor={props.id}>
+        {props.label}
+      </label>
+      <textarea
+        id={props.id}
+        ref={props.inputRef}
+        rows={3}
+        value={props.value}
+        onChange={(event) => props.onChange(event.target.value)}
+        onKeyDown={props.onKeyDown}
+        className="block w-full rounded border border-slate-300 bg-white p-2 text-sm"
+      />
+      <div className="flex items-center gap-2">
+        <button type="submit" disabled={props.submitDisabled} className={props.submitClassName}>
+          {props.submitLabel}
+        </button>
+        <button type="button" onClick={props.onCancel} className={props.cancelClassName}>
+          Cancel
+        </button>
+        {props.hint ? <span className="text-xs text-slate-500">{props.hint}</span> : null}
+      </div>
+    </form>
+  );
+}
