@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   conflictingDecisionError,
-  expiryDecision,
+  expiryEnding,
   isSameDecision,
   planRequestEnding,
   requestStatusFor,
@@ -126,8 +126,8 @@ describe("decisions", () => {
   });
 
   it("timeout: expiry applies the configured default and says so", () => {
-    const decision = expiryDecision("reject", new Date("2026-01-01T00:00:00Z"));
-    expect(decision).toMatchObject({ action: "reject", decidedBy: "tollgate (timeout)" });
-    expect(expiryDecision("approve", new Date()).action).toBe("approve");
+    expect(expiryEnding("reject")).toMatchObject({ status: "EXPIRED", action: "reject", decidedBy: "tollgate (timeout)" });
+    expect(expiryEnding("approve")).toMatchObject({ status: "EXPIRED", action: "approve" });
+    expect(expiryEnding("cancel")).toMatchObject({ status: "CANCELED", action: null });
   });
 });

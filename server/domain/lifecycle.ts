@@ -152,16 +152,21 @@ export function conflictingDecisionError(approvalId: string, status: ApprovalSta
   );
 }
 
-export type TimeoutOutcome = "reject" | "approve";
+export type TimeoutOutcome = "reject" | "approve" | "cancel";
 
 export const TIMEOUT_DECIDER = "tollgate (timeout)";
 
-/** Invariant 8: a timeout ends the approval as EXPIRED with its configured default (fail closed). */
-export function expiryDecision(onTimeout: TimeoutOutcome, at: Date): StoredDecision {
-  return {
-    action: onTimeout,
-    message: `no decision within the timeout; the configured default (${onTimeout}) applies`,
-    decidedBy: TIMEOUT_DECIDER,
-    decidedAt: at,
-  };
+export interface ExpiryEnding {
+  /** EXPIRED with the default decision, or CANCELED when the default is to cancel (nothing runs). */
+  status: "EXPIRED" | "CANCELED";
+  action: "reject" | "approve" | null;
+  message: string;
+  decidedBy: string;
+}
+
+/** Invariant 8: a timeout ends the approval with its configured default (fail closed unless a policy allowed approve). */
+export function expiryEnding(onTimeout: TimeoutOutcome): ExpiryEnding {
+  const message = `no decision within the timeout; the configured default (${onTimeout}) applies`;
+  if (onTimeout === "cancel") return { status: "CANCELED", action: null, message, decidedBy: TIMEOUT_DECIDER };
+  return { status: "EXPIRED", action: onTimeout, message, decidedBy: TIMEOUT_DECIDER };
 }

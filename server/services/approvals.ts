@@ -8,7 +8,7 @@ import { newId } from "../domain/ids.ts";
 import {
   ALL_ACTIONS,
   conflictingDecisionError,
-  expiryDecision,
+  expiryEnding,
   isActive,
   isSameDecision,
   statusForDecision,
@@ -161,7 +161,7 @@ function traceApproval(tx: Tx, approval: Approval, type: string, data: unknown, 
 }
 
 interface Ending {
-  status: "APPROVED" | "REJECTED" | "EXPIRED";
+  status: "APPROVED" | "REJECTED" | "EXPIRED" | "CANCELED";
   action: DecisionAction | null;
   args?: unknown;
   message?: string;
@@ -300,12 +300,12 @@ export async function expireDueApprovals(deps: ServiceDeps, limit = 100): Promis
   });
   let expired = 0;
   for (const approval of due) {
-    const decision = expiryDecision(approval.onTimeout, now);
+    const ending = expiryEnding(approval.onTimeout);
     const finished = await transact(deps, (tx) =>
       finishApproval(
         tx,
         approval,
-        { status: "EXPIRED", action: decision.action, message: decision.message, decidedBy: decision.decidedBy, decidedById: null },
+        { status: ending.status, action: ending.action, message: ending.message, decidedBy: ending.decidedBy, decidedById: null },
         SYSTEM_ACTOR,
         now,
       ),
