@@ -1,0 +1,381 @@
+// Policy rules: which call a rule matches, in which order rules apply, and the
+// gate that results once what the agent asked for is folded in. Pure: the
+// services load rules, compile them once per change, and apply the result.
+import { dequal } from "dequal";
+import picomatch from "picomatch";
+import { RE2JS } from "re2js";
+import { DomainError } from "./errors.ts";
+import type { DecisionAction, TimeoutOutcome } from "./lifecycle.ts";
+import type { OperatorRoleName } from "./principal.ts";
+
+export const CONDITION_OPS = ["eq", "neq", "lt", "lte", "gt", "gte", "in", "matches", "exists"] as const;
+export type ConditionOp = (typeof CONDITION_OPS)[number];
+
+/** One test on a JSON value: `$.amount gt 1000`, `$.to matches @example\.com$`, `$.cc exists`. */
+export interface Condition {
+  path: string;
+  op: ConditionOp;
+  value?: unknown;
+}
+
+export interface PolicyMatch {
+  /** Glob on the task's agent name (`*`, `billing-*`). */
+  agent?: string;
+  /** Glob on the tool name. */
+  tool?: string;
+  /** The agent key (id) that asks. */
+  agentKeyId?: string;
+  /** One session only (remembered "in this session" rules). */
+  sessionId?: string;
+  /** Conditions on the session's metadata. */
+  session?: Condition[];
+  /** Conditions on the call's arguments; all must hold. */
+  args?: Condition[];
+}
+
+export type PolicyOutcome = "approve" | "reject" | "require";
+
+export interface PolicyRule {
+  id: string;
+  name: string;
+  version: number;
+  priority: number;
+  enabled: boolean;
+  /** A remembered decision: sorts before written rules of the same priority. */
+  remembered: boolean;
+  createdAt: Date;
+  expiresAt: Date | null;
+  match: PolicyMatch;
+  outcome: PolicyOutcome;
+  message: string | null;
+  role: Exclude<OperatorRoleName, "VIEWER">;
+  approvers: number;
+  /** Allowed actions for a person; empty means all. */
+  allow: DecisionAction[];
+  timeoutMs: number | null;
+  onTimeout: Exclude<TimeoutOutcome, "approve">;
+  allowApproveOnTimeout: boolean;
+}
+
+/** What is known about a call when approval.request evaluates it. */
+export interface CallFacts {
+  agent: string;
+  tool: string;
+  agentKeyId: string | null;
+  sessionId: string | null;
+  sessionMetadata: unknown;
+  args: unknown;
+}
+
+/** Remembered rules made without a written rule to sit above go after every written rule. */
+export const LAST_PRIORITY = 1_000_000_000;
+
+// ---- JSON paths --------------------------------------------------------------
+
+export type PathSegment = string | number;
+
+const SEGMENT = /^(?:\.([A-Za-z_$][\w$-]*)|\[(\d+)\]|\[(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')\])/;
+
+/**
+ * Parses the subset of JSONPath rules use: `$`, `.name`, `[0]`, `["any key"]`.
+ * Wildcards and filters are refused, so a rule always names one value.
+ */
+export function parseJsonPath(path: string): PathSegment[] {
+  if (!path.startsWith("$")) throw new DomainError("BAD_INPUT", `path "${path}" must start with $ (for example $.amount or $.items[0].price)`);
+  const segments: PathSegment[] = [];
+  let rest = path.slice(1);
+  while (rest.length > 0) {
+    const found = SEGMENT.exec(rest);
+    if (!found) {
+      throw new DomainError(
+        "BAD_INPUT",
+        `path "${path}" cannot be read at "${rest}": use .name, [index] or ["key"] (wildcards and filters are not supported)`,
+      );
+    }
+    const [whole, name, index, doubleQuoted, singleQuoted] = found;
+    if (name !== undefined) segments.push(name);
+    else if (index !== undefined) segments.push(Number(index));
+    else segments.push((doubleQuoted ?? singleQuoted)!.replace(/\\(.)/g, "$1"));
+    rest = rest.slice(whole.length);
+  }
+  return segments;
+}
+
+function valueAt(root: unknown, segments: readonly PathSegment[]): { found: boolean; value?: unknown } {
+  let current = root;
+  for (const segment of segments) {
+    if (typeof segment === "number") {
+      if (!Array.isArray(current) || segment >= current.length) return { found: false };
+      current = current[segment];
+    } else {
+      if (current === null || typeof current !== "object" || Array.isArray(current) || !Object.hasOwn(current, segment)) return { found: false };
+      current = (current as Record<string, unknown>)[segment];
+    }
+  }
+  return { found: true, value: current };
+}
+
+// ---- Compiling ---------------------------------------------------------------
+
+interface CompiledCondition {
+  source: Condition;
+  test(root: unknown): boolean;
+}
+
+export interface CompiledRule {
+  rule: PolicyRule;
+  agent: ((name: string) => boolean) | null;
+  tool: ((name: string) => boolean) | null;
+  session: CompiledCondition[];
+  args: CompiledCondition[];
+}
+
+// bash: `*` also crosses "/" and ".", so "mcp/*" and "db.*" read as people expect.
+const GLOB_OPTIONS = { bash: true, dot: true } as const;
+
+function compileGlob(field: string, glob: string): (name: string) => boolean {
+  if (!glob.trim()) throw new DomainError("BAD_INPUT", `${field} must be a glob such as "send_*" or "*", not empty`);
+  return picomatch(glob, GLOB_OPTIONS);
+}
+
+/** Numbers compare as numbers (numeric strings too, as models often send them); strings compare as text. */
+function comparable(actual: unknown, expected: unknown): [number, number] | [string, string] | null {
+  const asNumber = (value: unknown) =>
+    typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value)) ? Number(value) : null;
+  if (typeof expected === "number") {
+    const number = asNumber(actual);
+    return number === null ? null : [number, expected];
+  }
+  if (typeof expected === "string" && typeof actual === "string") return [actual, expected];
+  return null;
+}
+
+const ORDER_TESTS = {
+  lt: (a: number | string, b: number | string) => a < b,
+  lte: (a: number | string, b: number | string) => a <= b,
+  gt: (a: number | string, b: number | string) => a > b,
+  gte: (a: number | string, b: number | string) => a >= b,
+} as const;
+
+/** Compiles one condition; a malformed one is a BAD_INPUT naming `field`. */
+export function compileCondition(field: string, condition: Condition): CompiledCondition {
+  const segments = parseJsonPath(condition.path);
+  const bad = (why: string) => new DomainError("BAD_INPUT", `${field} (${condition.path} ${condition.op}): ${why}`);
+  const { op, value } = condition;
+  let testValue: (actual: unknown) => boolean;
+  switch (op) {
+    case "exists": {
+      if (value !== undefined && typeof value !== "boolean") throw bad("value must be true, false or left out (true)");
+      const wanted = value ?? true;
+      return { source: condition, test: (root) => valueAt(root, segments).found === wanted };
+    }
+    case "eq":
+    case "neq":
+      if (value === undefined) throw bad("needs a value to compare with");
+      testValue = op === "eq" ? (actual) => dequal(actual, value) : (actual) => !dequal(actual, value);
+      break;
+    case "lt":
+    case "lte":
+    case "gt":
+    case "gte": {
+      if (typeof value !== "number" && typeof value !== "string") throw bad("value must be a number or a string");
+      const order = ORDER_TESTS[op];
+      testValue = (actual) => {
+        const pair = comparable(actual, value);
+        return pair !== null && order(pair[0], pair[1]);
+      };
+      break;
+    }
+    case "in": {
+      if (!Array.isArray(value) || value.length === 0) throw bad("value must be a non-empty array of the allowed values");
+      testValue = (actual) => value.some((candidate) => dequal(actual, candidate));
+      break;
+    }
+    case "matches": {
+      if (typeof value !== "string" || value.length === 0) throw bad("value must be a regular expression as a string");
+      if (value.length > 1000) throw bad("the regular expression may be at most 1000 characters");
+      let pattern: RE2JS;
+      try {
+        // RE2 runs in time linear in the input: no rule can hang the server.
+        pattern = RE2JS.compile(value);
+      } catch (error) {
+        throw bad(`not a valid regular expression (RE2 syntax, no backreferences or lookaround): ${(error as Error).message}`);
+      }
+      testValue = (actual) => typeof actual === "string" && pattern.matcher(actual).find();
+      break;
+    }
+    default:
+      throw bad(`unknown operator; use one of ${CONDITION_OPS.join(", ")}`);
+  }
+  // Every operator but exists needs the value to be there: a missing argument never satisfies a rule.
+  return {
+    source: condition,
+    test(root) {
+      const found = valueAt(root, segments);
+      return found.found && testValue(found.value);
+    },
+  };
+}
+
+/** Compiles a rule's match; throws BAD_INPUT naming the field that is wrong. */
+export function compileRule(rule: PolicyRule): CompiledRule {
+  const { match } = rule;
+  return {
+    rule,
+    agent: match.agent ? compileGlob("match.agent", match.agent) : null,
+    tool: match.tool ? compileGlob("match.tool", match.tool) : null,
+    session: (match.session ?? []).map((condition, index) => compileCondition(`match.session[${index}]`, condition)),
+    args: (match.args ?? []).map((condition, index) => compileCondition(`match.args[${index}]`, condition)),
+  };
+}
+
+/** Evaluation order: priority, then remembered rules before written ones, then the older first. */
+export function compareRules(a: PolicyRule, b: PolicyRule): number {
+  return a.priority - b.priority || Number(b.remembered) - Number(a.remembered) || a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1);
+}
+
+export interface PolicySet {
+  rules: CompiledRule[];
+}
+
+export function compilePolicySet(rules: PolicyRule[]): PolicySet {
+  return { rules: [...rules].sort(compareRules).map(compileRule) };
+}
+
+// ---- Evaluating --------------------------------------------------------------
+
+export interface RuleVerdict {
+  policyId: string;
+  name: string;
+  matched: boolean;
+  /** Why it matched, or the first reason it did not. */
+  reason: string;
+}
+
+/** Why a rule does or does not match a call; null reason list means it matches. */
+function firstMismatch(compiled: CompiledRule, facts: CallFacts, now: Date): string | null {
+  const { rule } = compiled;
+  if (!rule.enabled) return "disabled";
+  if (rule.expiresAt && rule.expiresAt <= now) return `expired at ${rule.expiresAt.toISOString()}`;
+  if (compiled.agent && !compiled.agent(facts.agent)) return `agent "${facts.agent}" does not match "${rule.match.agent}"`;
+  if (compiled.tool && !compiled.tool(facts.tool)) return `tool "${facts.tool}" does not match "${rule.match.tool}"`;
+  if (rule.match.agentKeyId && rule.match.agentKeyId !== facts.agentKeyId) return `asked with another agent key than ${rule.match.agentKeyId}`;
+  if (rule.match.sessionId && rule.match.sessionId !== facts.sessionId) return `only for session ${rule.match.sessionId}`;
+  const session = compiled.session.find((condition) => !condition.test(facts.sessionMetadata));
+  if (session) return `session metadata: ${describeCondition(session.source)} does not hold`;
+  const args = compiled.args.find((condition) => !condition.test(facts.args));
+  if (args) return `arguments: ${describeCondition(args.source)} does not hold`;
+  return null;
+}
+
+export function describeCondition(condition: Condition): string {
+  return condition.op === "exists" && condition.value === false
+    ? `${condition.path} is absent`
+    : condition.op === "exists"
+      ? `${condition.path} exists`
+      : `${condition.path} ${condition.op} ${JSON.stringify(condition.value)}`;
+}
+
+function describeMatch(rule: PolicyRule): string {
+  const parts = [
+    rule.match.agent ? `agent ${rule.match.agent}` : null,
+    rule.match.tool ? `tool ${rule.match.tool}` : null,
+    rule.match.agentKeyId ? `key ${rule.match.agentKeyId}` : null,
+    rule.match.sessionId ? `session ${rule.match.sessionId}` : null,
+    ...(rule.match.session ?? []).map((condition) => `session ${describeCondition(condition)}`),
+    ...(rule.match.args ?? []).map(describeCondition),
+  ].filter(Boolean);
+  return parts.length ? `matches ${parts.join(", ")}` : "matches every call";
+}
+
+export interface Evaluation {
+  rule: PolicyRule | null;
+  /** The rules looked at, in order, up to and including the one that matched. */
+  trail: RuleVerdict[];
+}
+
+/** The first rule that matches the call, with the reasons for every rule before it. */
+export function evaluatePolicies(set: PolicySet, facts: CallFacts, now: Date, options: { explain?: boolean } = {}): Evaluation {
+  const trail: RuleVerdict[] = [];
+  for (const compiled of set.rules) {
+    const mismatch = firstMismatch(compiled, facts, now);
+    const { rule } = compiled;
+    if (options.explain) trail.push({ policyId: rule.id, name: rule.name, matched: mismatch === null, reason: mismatch ?? describeMatch(rule) });
+    if (mismatch === null) return { rule, trail };
+  }
+  return { rule: null, trail };
+}
+
+// ---- The resulting gate --------------------------------------------------------
+
+export interface WorkspaceDefaultGate {
+  timeoutMs: number | null;
+  onTimeout: Exclude<TimeoutOutcome, "approve">;
+}
+
+/** What the agent asked for in approval.request: it may only make the gate stricter. */
+export interface AgentAsk {
+  allow?: DecisionAction[];
+  timeoutMs?: number;
+  onTimeout?: TimeoutOutcome;
+}
+
+export type Gate =
+  | { kind: "approve" | "reject"; rule: PolicyRule; message: string | null }
+  | {
+      kind: "require";
+      rule: PolicyRule | null;
+      role: Exclude<OperatorRoleName, "VIEWER">;
+      approvers: number;
+      allow: DecisionAction[];
+      timeoutMs: number | null;
+      onTimeout: TimeoutOutcome;
+    };
+
+const ALL: readonly DecisionAction[] = ["approve", "reject", "edit", "respond"];
+
+/**
+ * The gate for a call: the matched rule (or the workspace default) narrowed by
+ * what the agent asked. The agent may shorten the timeout, drop actions and
+ * choose between the fail-closed defaults; it can never remove reject, and it
+ * may ask for onTimeout "approve" only where an admin's rule allows it.
+ */
+export function gateFor(rule: PolicyRule | null, defaults: WorkspaceDefaultGate, ask: AgentAsk, tool: string): Gate {
+  if (rule && rule.outcome !== "require") return { kind: rule.outcome, rule, message: rule.message };
+  if (ask.onTimeout === "approve" && !rule?.allowApproveOnTimeout) {
+    throw new DomainError(
+      "FORBIDDEN",
+      `onTimeout "approve" is not allowed for tool "${tool}": ${rule ? `policy "${rule.name}"` : "the workspace default"} does not let agents approve by timeout; an admin can allow it on a policy rule, or ask with onTimeout "reject"`,
+    );
+  }
+  const approvers = rule?.approvers ?? 1;
+  const permitted = rule && rule.allow.length > 0 ? rule.allow : ALL;
+  let allow = ALL.filter((action) => permitted.includes(action) && (!ask.allow || ask.allow.includes(action)));
+  // Several approvers agree on the proposed arguments: an edit would change what the others approved.
+  if (approvers > 1) allow = allow.filter((action) => action !== "edit");
+  // A person can always say no.
+  if (!allow.includes("reject")) allow = [...allow, "reject"];
+  const ruleTimeout = rule ? rule.timeoutMs : defaults.timeoutMs;
+  const timeouts = [ruleTimeout, ask.timeoutMs ?? null].filter((value): value is number => value !== null);
+  return {
+    kind: "require",
+    rule,
+    role: rule?.role ?? "OPERATOR",
+    approvers,
+    allow,
+    timeoutMs: timeouts.length ? Math.min(...timeouts) : null,
+    onTimeout: ask.onTimeout ?? rule?.onTimeout ?? defaults.onTimeout,
+  };
+}
+
+const ROLE_RANK: Record<OperatorRoleName, number> = { VIEWER: 0, OPERATOR: 1, ADMIN: 2 };
+
+/** Whether an operator's role is at least the role a gate requires. */
+export function hasRole(role: OperatorRoleName, required: OperatorRoleName): boolean {
+  return ROLE_RANK[role] >= ROLE_RANK[required];
+}
+
+/** A glob that matches exactly this name, for remembered rules. */
+export function exactGlob(name: string): string {
+  return name.replace(/[\\*?[\]{}()!+@|,]/g, (character) => `\\${character}`);
+}
