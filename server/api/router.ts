@@ -3,6 +3,7 @@ import { approvalRouter } from "./routers/approval.ts";
 import { agentKeyRouter, operatorRouter } from "./routers/admin.ts";
 import { auditRouter } from "./routers/audit.ts";
 import { authRouter } from "./routers/auth.ts";
+import { policyRouter } from "./routers/policy.ts";
 import { requestRouter } from "./routers/request.ts";
 import { sessionRouter } from "./routers/session.ts";
 import { stateRouter } from "./routers/state.ts";
@@ -19,6 +20,7 @@ export const appRouter = router({
   audit: auditRouter,
   operator: operatorRouter,
   agentKey: agentKeyRouter,
+  policy: policyRouter,
   thread: threadRouter,
   state: stateRouter,
   continuity: continuityRouter,

@@ -5,7 +5,7 @@ import { auditHash, GENESIS_HASH, verifyChain, type ChainVerdict } from "../doma
 import type { ServiceDeps, Tx } from "./deps.ts";
 
 export interface Actor {
-  type: "operator" | "agent" | "system";
+  type: "operator" | "agent" | "policy" | "system";
   id: string;
   label: string;
 }

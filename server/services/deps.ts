@@ -4,6 +4,7 @@ import type { Prisma } from "../db/generated/client.ts";
 import type { EventBus } from "../events/bus.ts";
 import { DecisionWaiters } from "../events/waiters.ts";
 import type { AgentKeyCache } from "./auth.ts";
+import type { PolicyCache } from "./policies/policy-cache.ts";
 
 export interface ServiceDeps {
   prisma: PrismaClient;
@@ -12,6 +13,8 @@ export interface ServiceDeps {
   sessionTtlHours: number;
   agentKeyCache: AgentKeyCache;
   waiters: DecisionWaiters;
+  /** Compiled policy rules per workspace, checked against the workspace's policyVersion. */
+  policyCache: PolicyCache;
   /** Aborted when the server shuts down, so long-polls answer at once. */
   shutdown: AbortSignal;
 }
@@ -28,6 +31,7 @@ export function createServiceDeps(
     sessionTtlHours: options.sessionTtlHours ?? 12,
     agentKeyCache: new Map(),
     waiters: new DecisionWaiters(bus),
+    policyCache: new Map(),
     shutdown: options.shutdown ?? new AbortController().signal,
   };
 }

@@ -83,6 +83,9 @@ CREATE TABLE "SigningKey" (
 -- CreateIndex
 CREATE INDEX "Policy_workspaceId_priority_idx" ON "Policy"("workspaceId", "priority");
 
+-- CreateIndex
+CREATE UNIQUE INDEX "Policy_workspaceId_name_key" ON "Policy"("workspaceId", "name");
+
 -- AddForeignKey
 ALTER TABLE "Policy" ADD CONSTRAINT "Policy_workspaceId_fkey" FOREIGN KEY ("workspaceId") REFERENCES "Workspace"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
 

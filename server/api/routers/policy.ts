@@ -1,0 +1,61 @@
+// Policy rules: admins write them, everyone may read them and dry-run a call.
+import { z } from "zod";
+import { createPolicy } from "../../services/policies/create-policy.ts";
+import { deletePolicy } from "../../services/policies/delete-policy.ts";
+import { dryRunPolicies, simulatePolicyChange } from "../../services/policies/evaluate-policy.ts";
+import { listPolicies } from "../../services/policies/list-policies.ts";
+import { updatePolicy } from "../../services/policies/update-policy.ts";
+import { setWorkspaceGate, workspaceGate } from "../../services/policies/workspace-gate.ts";
+import { zId } from "../schemas.ts";
+import { adminProcedure, operatorProcedure, router } from "../trpc.ts";
+import {
+  zDryRunInput,
+  zDryRunResult,
+  zPolicyInput,
+  zPolicyUpdate,
+  zPolicyView,
+  zSimulationInput,
+  zSimulationResult,
+  zWorkspaceGate,
+} from "./policy.types.ts";
+
+export const policyRouter = router({
+  list: operatorProcedure
+    .output(z.object({ items: z.array(zPolicyView) }))
+    .query(async ({ ctx }) => ({ items: await listPolicies(ctx.deps, ctx.operator.workspaceId) })),
+
+  create: adminProcedure
+    .input(zPolicyInput)
+    .output(zPolicyView)
+    .mutation(({ ctx, input }) => createPolicy(ctx.deps, ctx.operator, input)),
+
+  update: adminProcedure
+    .input(zPolicyUpdate)
+    .output(zPolicyView)
+    .mutation(({ ctx, input: { policyId, ...changes } }) => updatePolicy(ctx.deps, ctx.operator, policyId, changes)),
+
+  delete: adminProcedure
+    .input(z.object({ policyId: zId("pol") }))
+    .output(z.object({ policyId: z.string(), deleted: z.literal(true) }))
+    .mutation(({ ctx, input }) => deletePolicy(ctx.deps, ctx.operator, input.policyId)),
+
+  /** A dry run: which rule this call would hit, and why. Nothing is recorded. */
+  evaluate: operatorProcedure
+    .input(zDryRunInput)
+    .output(zDryRunResult)
+    .query(({ ctx, input }) => dryRunPolicies(ctx.deps, ctx.operator.workspaceId, input)),
+
+  /** What a new or changed rule would have done to the last N approvals. Nothing is recorded. */
+  simulate: operatorProcedure
+    .input(zSimulationInput)
+    .output(zSimulationResult)
+    .query(({ ctx, input }) => simulatePolicyChange(ctx.deps, ctx.operator.workspaceId, input)),
+
+  /** The workspace default gate: applies when no rule matches. */
+  defaults: operatorProcedure.output(zWorkspaceGate).query(({ ctx }) => workspaceGate(ctx.deps, ctx.operator.workspaceId)),
+
+  setDefaults: adminProcedure
+    .input(zWorkspaceGate)
+    .output(zWorkspaceGate)
+    .mutation(({ ctx, input }) => setWorkspaceGate(ctx.deps, ctx.operator, input)),
+});

@@ -1,0 +1,128 @@
+// Request and response shapes of the policy procedures.
+import { z } from "zod";
+import { CONDITION_OPS, LAST_PRIORITY } from "../../domain/policy.ts";
+import { LIMITS } from "../../domain/json.ts";
+import { zAction } from "../outputs.ts";
+import { zId, zJson, zName } from "../schemas.ts";
+
+const MAX_TIMEOUT_MS = 24 * 24 * 3600_000;
+
+export const zCondition = z.object({
+  path: z.string().min(1).max(500),
+  op: z.enum(CONDITION_OPS),
+  value: z.json().optional(),
+});
+
+const zGlob = z.string().trim().min(1, "must be a glob such as send_* or *").max(LIMITS.nameChars);
+
+export const zPolicyMatch = z.strictObject({
+  agent: zGlob.optional(),
+  tool: zGlob.optional(),
+  agentKeyId: zId("key").optional(),
+  sessionId: zId("ses").optional(),
+  session: z.array(zCondition).max(20).optional(),
+  args: z.array(zCondition).max(20).optional(),
+});
+
+const zRuleFields = {
+  description: z.string().max(2000).nullish(),
+  message: z.string().max(LIMITS.messageChars).nullish(),
+  role: z.enum(["OPERATOR", "ADMIN"]).optional(),
+  approvers: z.number().int().min(1).max(10).optional(),
+  allow: z.array(zAction).min(1).optional(),
+  timeoutMs: z.number().int().min(1000).max(MAX_TIMEOUT_MS).nullish(),
+  onTimeout: z.enum(["reject", "cancel"], { message: 'must be "reject" or "cancel": a timeout never approves' }).optional(),
+  allowApproveOnTimeout: z.boolean().optional(),
+  priority: z.number().int().min(0).max(LAST_PRIORITY - 1).optional(),
+  enabled: z.boolean().optional(),
+  expiresAt: z.iso.datetime({ offset: true }).transform((value) => new Date(value)).nullish(),
+};
+
+export const zPolicyInput = z.object({
+  name: zName,
+  match: zPolicyMatch.default({}),
+  outcome: z.enum(["approve", "reject", "require"]),
+  ...zRuleFields,
+});
+
+export const zPolicyUpdate = z.object({
+  policyId: zId("pol"),
+  name: zName.optional(),
+  match: zPolicyMatch.optional(),
+  outcome: z.enum(["approve", "reject", "require"]).optional(),
+  ...zRuleFields,
+});
+
+const zStoredCondition = z.object({ path: z.string(), op: z.enum(CONDITION_OPS), value: z.unknown().optional() });
+
+export const zPolicyView = z.object({
+  policyId: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  priority: z.number(),
+  enabled: z.boolean(),
+  version: z.number(),
+  match: z.object({
+    agent: z.string().optional(),
+    tool: z.string().optional(),
+    agentKeyId: z.string().optional(),
+    sessionId: z.string().optional(),
+    session: z.array(zStoredCondition).optional(),
+    args: z.array(zStoredCondition).optional(),
+  }),
+  outcome: z.enum(["approve", "reject", "require"]),
+  message: z.string().nullable(),
+  role: z.enum(["OPERATOR", "ADMIN"]),
+  approvers: z.number(),
+  allow: z.array(zAction),
+  timeoutMs: z.number().nullable(),
+  onTimeout: z.enum(["reject", "cancel"]),
+  allowApproveOnTimeout: z.boolean(),
+  remembered: z.boolean(),
+  sourceApprovalId: z.string().nullable(),
+  expiresAt: z.string().nullable(),
+  createdBy: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export const zDryRunInput = z.object({
+  agent: zName,
+  tool: zName,
+  args: zJson(LIMITS.argsBytes).default({}),
+  agentKeyId: zId("key").optional(),
+  sessionId: zId("ses").optional(),
+  sessionMetadata: zJson(LIMITS.metadataBytes).optional(),
+});
+
+export const zDryRunResult = z.object({
+  policyId: z.string().nullable(),
+  name: z.string().nullable(),
+  outcome: z.enum(["approve", "reject", "require"]),
+  gate: z
+    .object({ role: z.string(), approvers: z.number(), allow: z.array(z.string()), timeoutMs: z.number().nullable(), onTimeout: z.string() })
+    .nullable(),
+  message: z.string().nullable(),
+  trail: z.array(z.object({ policyId: z.string(), name: z.string(), matched: z.boolean(), reason: z.string() })),
+});
+
+export const zSimulationInput = z.object({
+  draft: zPolicyInput,
+  replacePolicyId: zId("pol").optional(),
+  last: z.number().int().min(1).max(10_000).default(1000),
+});
+
+const zOutcome = z.enum(["approve", "reject", "require"]);
+
+export const zSimulationResult = z.object({
+  replayed: z.number(),
+  matchedDraft: z.number(),
+  outcomes: z.object({ approve: z.number(), reject: z.number(), require: z.number() }),
+  changed: z.number(),
+  examples: z.array(z.object({ approvalId: z.string(), agent: z.string(), tool: z.string(), before: zOutcome, after: zOutcome })),
+});
+
+export const zWorkspaceGate = z.object({
+  timeoutMs: z.number().int().min(1000).max(MAX_TIMEOUT_MS).nullable(),
+  onTimeout: z.enum(["reject", "cancel"], { message: 'must be "reject" or "cancel": a timeout never approves' }),
+});
