@@ -19,6 +19,7 @@ type Area = "approval" | "session" | "task" | "request" | "audit" | "state";
 const AREAS_BY_EVENT: Record<string, Area[]> = {
   "approval:requested": ["approval", "session", "task", "request"],
   "approval:decided": ["approval", "session", "task", "request"],
+  "approval:voted": ["approval"],
   "request:updated": ["task", "request", "session"],
   "task:updated": ["task", "request", "session"],
   "session:updated": ["session"],

@@ -51,3 +51,8 @@ export function alreadyDecided(error: unknown): AlreadyDecided | null {
   if (match) return { decidedBy: match[2]!, decidedAt: match[3], action: match[1] };
   return null;
 }
+
+/** Whether this operator made (or, with a quorum, took part in) the decision the server returned. */
+export function decidedByMe(result: { decision?: { decidedBy: string }; approvals?: { decidedBy: string }[] }, email: string): boolean {
+  return Boolean(result.approvals?.some((vote) => vote.decidedBy === email)) || result.decision?.decidedBy === email;
+}

@@ -155,7 +155,11 @@ describe("engine over HTTP", () => {
     const { sessionId } = await sdk.openSession({});
     const begun = await sdk.begin({ sessionId, agent: "mailer" });
     const asked = await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool: "send", args: {} });
-    expect(await sdk.client.approval.await.query({ approvalId: asked.approvalId, timeoutMs: 300 })).toEqual({ approvalId: asked.approvalId, status: "PENDING" });
+    expect(await sdk.client.approval.await.query({ approvalId: asked.approvalId, timeoutMs: 300 })).toEqual({
+      approvalId: asked.approvalId,
+      status: "PENDING",
+      gate: { policyId: null, policy: null, allow: ["approve", "reject", "edit", "respond"], role: "OPERATOR", approvers: 1, expiresAt: null, onTimeout: "reject" },
+    });
   });
 
   it("subscription: decisions stream as server-sent events and resume after lastEventId", async () => {

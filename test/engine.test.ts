@@ -127,7 +127,7 @@ describe("decisions", () => {
     const first = await operator.approval.decide({ approvalId: asked.approvalId, action: "approve" });
     await expect(operator.approval.decide({ approvalId: asked.approvalId, action: "reject" })).rejects.toMatchObject({
       code: "CONFLICT",
-      message: `approval ${asked.approvalId} was already approved by admin@example.com at ${first.decision.decidedAt}; a different decision is not allowed`,
+      message: `approval ${asked.approvalId} was already approved by admin@example.com at ${first.decision!.decidedAt}; a different decision is not allowed`,
     });
   });
 
@@ -194,12 +194,12 @@ describe("decisions", () => {
   it("decision: decideMany decides each approval on its own and reports the ones decided elsewhere", async () => {
     const first = await pendingApproval();
     const second = await pendingApproval();
-    const third = await pendingApproval(["approve"]);
+    const third = await pendingApproval(["approve", "reject"]);
     const operator = await operatorCaller(app.deps);
     await operator.approval.decide({ approvalId: second.asked.approvalId, action: "approve" });
     const { results } = await operator.approval.decideMany({
       approvalIds: [first.asked.approvalId, second.asked.approvalId, third.asked.approvalId],
-      action: "reject",
+      action: "respond",
       message: "freeze",
     });
     expect(results.map((result) => [result.approvalId, result.ok])).toEqual([
@@ -208,7 +208,7 @@ describe("decisions", () => {
       [third.asked.approvalId, false],
     ]);
     expect(results[1]).toMatchObject({ code: "CONFLICT", details: { decidedBy: "admin@example.com", action: "approve" } });
-    expect(results[2]).toMatchObject({ code: "BAD_INPUT", message: expect.stringMatching(/allows approve/) });
+    expect(results[2]).toMatchObject({ code: "BAD_INPUT", message: expect.stringMatching(/allows approve, reject;/) });
     expect((await first.agent.approval.await({ approvalId: first.asked.approvalId, timeoutMs: 0 })).status).toBe("REJECTED");
   });
 

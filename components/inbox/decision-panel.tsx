@@ -4,7 +4,7 @@
 // respond with a text answer. Only the actions the agent allowed are offered.
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { forwardRef, useEffect, useImperativeHandle, useRef, useState, type FormEvent, type KeyboardEvent, type RefObject } from "react";
-import { alreadyDecided, errorMessage, type AlreadyDecided } from "@/lib/errors";
+import { alreadyDecided, decidedByMe, errorMessage, type AlreadyDecided } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
 import type { ApprovalItem, DecisionAction } from "@/lib/types";
 import { prettyJson } from "../ui";
@@ -51,7 +51,7 @@ export const DecisionPanel = forwardRef<
       onSuccess: (result, input) => {
         // The same decision as an earlier one returns the stored one: if it was
         // someone else's, this click was late too.
-        if (result.decision.decidedBy !== myEmail) {
+        if (result.decision && !decidedByMe(result, myEmail)) {
           onLateDecision({ decidedBy: result.decision.decidedBy, decidedAt: result.decision.decidedAt, action: result.decision.action, status: result.status });
         } else {
           onDecided(input.action);

@@ -6,7 +6,7 @@
 import { keepPreviousData, useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
-import { errorMessage } from "@/lib/errors";
+import { decidedByMe, errorMessage } from "@/lib/errors";
 import { useTRPC, useTRPCClient } from "@/lib/trpc";
 import type { ApprovalItem, DecisionAction } from "@/lib/types";
 import { useVirtualRows } from "@/lib/virtual";
@@ -210,8 +210,8 @@ export function Inbox() {
         : { results: [] };
       for (const result of results) {
         if (result.ok) {
-          if (result.decision.decidedBy === operator.email) done += 1;
-          else late.push(result.decision.decidedBy);
+          if (decidedByMe(result, operator.email)) done += 1;
+          else late.push(result.decision?.decidedBy ?? "another operator");
         } else if (result.code === "CONFLICT" && typeof result.details?.decidedBy === "string") {
           late.push(result.details.decidedBy);
         } else {

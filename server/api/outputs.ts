@@ -11,12 +11,27 @@ export const zDecision = z.object({
   message: z.string().optional(),
   decidedBy: z.string(),
   decidedAt: z.string(),
+  decider: z.enum(["operator", "policy", "timeout", "system"]).optional(),
+  policyId: z.string().optional(),
+  receipt: z.string().optional(),
+});
+
+export const zGate = z.object({
+  policyId: z.string().nullable(),
+  policy: z.string().nullable(),
+  allow: z.array(zAction),
+  role: z.enum(["ADMIN", "OPERATOR", "VIEWER"]),
+  approvers: z.number(),
+  expiresAt: z.string().nullable(),
+  onTimeout: z.enum(["reject", "approve", "cancel"]),
 });
 
 export const zApprovalResult = z.object({
   approvalId: z.string(),
   status: zApprovalStatus,
   decision: zDecision.optional(),
+  /** While pending: the gate it waits under (the rule or default, narrowed by the agent's ask). */
+  gate: zGate.optional(),
   /** Set once the agent reported what ran (approval.reportExecution). */
   execution: z.object({ args: z.unknown(), result: z.unknown(), at: z.string() }).optional(),
 });

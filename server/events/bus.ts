@@ -11,6 +11,12 @@ export interface DecisionPayload {
   message?: string;
   decidedBy: string;
   decidedAt: string;
+  /** Who decided: a person, a policy rule, or the timeout's default. */
+  decider?: "operator" | "policy" | "timeout" | "system";
+  /** The rule that decided, when a policy did. */
+  policyId?: string;
+  /** A signed receipt (compact JWS) when the decision lets the tool run. */
+  receipt?: string;
 }
 
 export interface TollgateEvents {
@@ -34,6 +40,8 @@ export interface TollgateEvents {
     status: ApprovalStatusName;
     decision: DecisionPayload | null;
   };
+  /** One approver of several agreed; the approval still waits for the rest. */
+  "approval:voted": { workspaceId: string; sessionId: string; approvalId: string; votes: number; required: number };
   "request:updated": { workspaceId: string; requestId: string; taskId: string; sessionId: string; status: RunStatusName };
   "task:updated": { workspaceId: string; taskId: string; sessionId: string; status: RunStatusName };
   "session:updated": { workspaceId: string; sessionId: string };
@@ -70,6 +78,7 @@ export class EventBus {
 export const EVENT_NAMES: EventName[] = [
   "approval:requested",
   "approval:decided",
+  "approval:voted",
   "request:updated",
   "task:updated",
   "session:updated",

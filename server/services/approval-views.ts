@@ -13,6 +13,7 @@ export interface ApprovalResult {
   approvalId: string;
   status: ApprovalStatus;
   decision?: DecisionPayload;
+  gate?: ReturnType<typeof gateOf>;
   execution?: ExecutionReport;
 }
 
@@ -36,6 +37,22 @@ export function decisionPayload(approval: Approval): DecisionPayload | undefined
     ...(stored.message ? { message: stored.message } : {}),
     decidedBy: stored.decidedBy,
     decidedAt: stored.decidedAt.toISOString(),
+    ...(approval.deciderKind ? { decider: approval.deciderKind } : {}),
+    ...(approval.deciderKind === "policy" && approval.policyId ? { policyId: approval.policyId } : {}),
+    ...(approval.receipt ? { receipt: approval.receipt } : {}),
+  };
+}
+
+/** The gate a pending approval waits under: what the agent can expect. */
+export function gateOf(approval: Approval) {
+  return {
+    policyId: approval.policyId,
+    policy: approval.policyName,
+    allow: approval.allowedActions,
+    role: approval.requiredRole,
+    approvers: approval.requiredApprovals,
+    expiresAt: approval.expiresAt?.toISOString() ?? null,
+    onTimeout: approval.onTimeout,
   };
 }
 
@@ -45,6 +62,7 @@ export function approvalResult(approval: Approval): ApprovalResult {
     approvalId: approval.id,
     status: approval.status,
     ...(decision ? { decision } : {}),
+    ...(approval.status === "PENDING" ? { gate: gateOf(approval) } : {}),
     // Once reported, what ran: an agent that gets the decision again (another
     // replica, a restart, a redelivered webhook) knows not to run the tool twice.
     ...(approval.executedAt

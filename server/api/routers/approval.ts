@@ -15,9 +15,20 @@ import {
 import { decisionStream } from "../../services/decision-stream.ts";
 import { zAction, zApprovalResult, zApprovalStatus, zDecision } from "../outputs.ts";
 import { zId, zJson, zName } from "../schemas.ts";
+import { zCondition } from "./policy.types.ts";
 import { agentProcedure, deciderProcedure, operatorProcedure, router } from "../trpc.ts";
 
 const MAX_AWAIT_MS = 60_000;
+
+const zDecideResult = z.object({
+  approvalId: z.string(),
+  /** PENDING while a quorum waits for more approvers. */
+  status: zApprovalStatus,
+  decision: zDecision.optional(),
+  approvals: z.array(z.object({ decidedBy: z.string(), decidedAt: z.string(), action: zAction })).optional(),
+  required: z.number().optional(),
+  remembered: z.object({ policyId: z.string(), name: z.string() }).optional(),
+});
 
 export const approvalRouter = router({
   request: agentProcedure
@@ -30,7 +41,8 @@ export const approvalRouter = router({
         allow: z.array(zAction).min(1).optional(),
         // At most 24 days (the largest timer a JavaScript runtime schedules).
         timeoutMs: z.number().int().min(100).max(24 * 24 * 3600_000).optional(),
-        onTimeout: z.enum(["reject", "approve"]).optional(),
+        // "approve" only where an admin's policy allows it for this call.
+        onTimeout: z.enum(["reject", "cancel", "approve"]).optional(),
         idempotencyKey: z.string().min(1).max(200).optional(),
       }),
     )
@@ -90,9 +102,12 @@ export const approvalRouter = router({
         action: zAction,
         args: zJson(LIMITS.argsBytes).optional(),
         message: z.string().max(LIMITS.messageChars).optional(),
+        remember: z
+          .object({ scope: z.enum(["session", "hour", "always"]), args: z.array(zCondition).max(20).optional() })
+          .optional(),
       }),
     )
-    .output(z.object({ approvalId: z.string(), status: zApprovalStatus, decision: zDecision }))
+    .output(zDecideResult)
     .mutation(({ ctx, input }) => decideApproval(ctx.deps, ctx.operator, input)),
 
   /** The same decision for several approvals; each result says what happened to that one. */
@@ -108,7 +123,7 @@ export const approvalRouter = router({
       z.object({
         results: z.array(
           z.discriminatedUnion("ok", [
-            z.object({ ok: z.literal(true), approvalId: z.string(), status: zApprovalStatus, decision: zDecision }),
+            zDecideResult.extend({ ok: z.literal(true) }),
             z.object({ ok: z.literal(false), approvalId: z.string(), code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).nullable() }),
           ]),
         ),
