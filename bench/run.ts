@@ -11,6 +11,7 @@ import { createTollgate } from "../sdk/index.ts";
 import { percentile, spread } from "./stats.ts";
 import { startBenchServer, type BenchServer } from "./server.ts";
 import { benchThreadState } from "./thread-state.ts";
+import { autoApproved, evaluationMicros, loadHundredRules } from "./policies.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const ROUND_TRIPS = Number(process.env.BENCH_ROUND_TRIPS ?? 300);
@@ -168,10 +169,14 @@ interface TargetResults {
   trace: number[];
   stateSave: number[];
   stateDiff: number[];
+  rules100P50: number[];
+  rules100P99: number[];
+  autoApprovedP50: number[];
+  evaluationUs: number[];
 }
 
 async function measure(label: string, databaseUrl?: string): Promise<TargetResults> {
-  const results: TargetResults = { label, rtP50: [], rtP99: [], depth: { 1: { paused: [], resumed: [] }, 5: { paused: [], resumed: [] }, 10: { paused: [], resumed: [] } }, sustained: [], trace: [], stateSave: [], stateDiff: [] };
+  const results: TargetResults = { label, rtP50: [], rtP99: [], depth: { 1: { paused: [], resumed: [] }, 5: { paused: [], resumed: [] }, 10: { paused: [], resumed: [] } }, sustained: [], trace: [], stateSave: [], stateDiff: [], rules100P50: [], rules100P99: [], autoApprovedP50: [], evaluationUs: [] };
   for (let run = 1; run <= RUNS; run++) {
     const server = await startBenchServer(databaseUrl);
     const operator = await connectOperator(server);
@@ -198,6 +203,19 @@ async function measure(label: string, databaseUrl?: string): Promise<TargetResul
       const thread = await benchThreadState(fresh);
       results.stateSave.push(thread.save.p50Ms);
       results.stateDiff.push(thread.diff.p50Ms);
+      // Policies: the same round trip with 100 rules to walk past, and a call a rule approves.
+      const operator = await connectOperator(fresh);
+      try {
+        await loadHundredRules(operator.client);
+        await roundTrips(fresh, operator, 30);
+        const samples = await roundTrips(fresh, operator, ROUND_TRIPS);
+        results.rules100P50.push(percentile(samples, 50));
+        results.rules100P99.push(percentile(samples, 99));
+        results.autoApprovedP50.push(await autoApproved(fresh.url, fresh.agentKey, ROUND_TRIPS));
+        results.evaluationUs.push(evaluationMicros());
+      } finally {
+        operator.close();
+      }
       console.log(`${label} run ${run}/${RUNS}: round trip p50 ${results.rtP50.at(-1)!.toFixed(2)} ms, p99 ${results.rtP99.at(-1)!.toFixed(2)} ms, sustained ${results.sustained.at(-1)!.perSecond.toFixed(0)}/s, trace ${results.trace.at(-1)!.toFixed(0)}/s`);
     } finally {
       await fresh.stop();
@@ -243,7 +261,10 @@ function report(targets: TargetResults[], extra: string): string {
     lines.push(`| lost / duplicated decisions (all runs) | ${target.sustained.reduce((n, s) => n + s.lost, 0)} / ${target.sustained.reduce((n, s) => n + s.duplicated, 0)} of ${target.sustained.reduce((n, s) => n + s.completed, 0)} | 0 / 0 |`);
     lines.push(`| trace events ingested/s (batches of 100, 4 writers) | ${spread(target.trace, 0)} | ≥ 5,000${embedded ? ` — ${verdict(medianOf(target.trace) >= 5000)}` : ""} |`);
     lines.push(`| state.save of a 100 KB state, p50 (ms) | ${spread(target.stateSave, 1)} | ≤ 20${embedded ? ` — ${verdict(medianOf(target.stateSave) <= 20)}` : ""} |`);
-    lines.push(`| state.diff between two 1 MB versions, p50 (ms) | ${spread(target.stateDiff, 1)} | ≤ 100${embedded ? ` — ${verdict(medianOf(target.stateDiff) <= 100)}` : ""} |`, "");
+    lines.push(`| state.diff between two 1 MB versions, p50 (ms) | ${spread(target.stateDiff, 1)} | ≤ 100${embedded ? ` — ${verdict(medianOf(target.stateDiff) <= 100)}` : ""} |`);
+    lines.push(`| approval round trip with 100 policy rules loaded, p50 / p99 (ms) | ${spread(target.rules100P50, 2)} / ${spread(target.rules100P99, 2)} | |`);
+    lines.push(`| auto-approved approval.request (a rule decides), p50 (ms) | ${spread(target.autoApprovedP50, 2)} | ≤ 2 — ${verdict(medianOf(target.autoApprovedP50) <= 2)} |`);
+    lines.push(`| evaluating 100 rules in process, p50 (µs) | ${spread(target.evaluationUs, 1)} | ≤ 1,000 — ${verdict(medianOf(target.evaluationUs) <= 1000)} |`, "");
   }
   lines.push(extra);
   return lines.join("\n") + "\n";
