@@ -28,7 +28,8 @@ function DecisionBanner({ approval, myEmail }: { approval: ApprovalItem; myEmail
   const who = decision ? (decision.decidedBy === myEmail ? `you (${decision.decidedBy})` : decision.decidedBy) : "unknown";
   let headline: string;
   if (approval.status === "EXPIRED") headline = `Expired: no decision in time, so the default applied (${decision?.action === "approve" ? "approved" : "rejected"})`;
-  else if (approval.status === "CANCELED") headline = `Canceled by ${who}`;
+  else if (approval.status === "CANCELED") headline = approval.decider === "timeout" ? "Canceled: no decision in time, so the default applied" : `Canceled by ${who}`;
+  else if (approval.decider === "policy") headline = `${ACTION_LABEL[decision?.action ?? ""] ?? approval.status} automatically by the rule "${approval.policy?.name ?? decision?.decidedBy}" (version ${approval.policy?.version ?? "?"})`;
   else headline = `${ACTION_LABEL[decision?.action ?? ""] ?? approval.status} by ${who}`;
   const tone = approval.status === "APPROVED" ? "border-emerald-300 bg-emerald-50 text-emerald-950" : "border-slate-300 bg-slate-100 text-slate-900";
   return (
@@ -45,11 +46,36 @@ function DecisionBanner({ approval, myEmail }: { approval: ApprovalItem; myEmail
   );
 }
 
+/** Which rule set this approval's gate, and who must decide it. */
+function GateSummary({ approval }: { approval: ApprovalItem }) {
+  const rule = approval.policy ? (
+    <Link href="/policies" className="underline decoration-slate-300 hover:decoration-slate-900">
+      rule “{approval.policy.name}” v{approval.policy.version}
+    </Link>
+  ) : (
+    "the workspace default"
+  );
+  if (approval.decider === "policy") return <>decided by {rule}</>;
+  const who = approval.requiredRole === "ADMIN" ? "an admin" : "an approver";
+  const quorum = approval.requiredApprovals > 1;
+  return (
+    <>
+      {quorum ? `${approval.requiredApprovals} distinct approvers (${approval.requiredRole === "ADMIN" ? "admins" : "approvers or admins"})` : who}, set by {rule}
+      {quorum && approval.status === "PENDING" ? (
+        <span className="mt-0.5 block text-xs text-slate-600" data-testid="quorum-progress">
+          {approval.votes.length} of {approval.requiredApprovals} approved
+          {approval.votes.length ? `: ${approval.votes.map((vote) => vote.decidedBy).join(", ")}` : ""}; any rejection ends it
+        </span>
+      ) : null}
+    </>
+  );
+}
+
 function Expiry({ approval }: { approval: ApprovalItem }) {
   const now = useNow();
   if (!approval.expiresAt) return <>{approval.status === "PENDING" ? "never (waits for a decision)" : "no timeout was set"}</>;
   const left = new Date(approval.expiresAt).getTime() - now;
-  const then = approval.onTimeout === "approve" ? "then it is APPROVED automatically" : "then it is rejected";
+  const then = { approve: "then it is APPROVED automatically", reject: "then it is rejected", cancel: "then it is canceled" }[approval.onTimeout];
   if (approval.status !== "PENDING") return <>{formatTime(approval.expiresAt)}</>;
   return (
     <span className={left < 60_000 ? "font-semibold text-red-700" : ""}>
@@ -112,6 +138,10 @@ export const ApprovalDetail = forwardRef<
         <dd>
           <Expiry approval={approval} />
         </dd>
+        <dt className="text-slate-500">Gate</dt>
+        <dd data-testid="gate">
+          <GateSummary approval={approval} />
+        </dd>
         <dt className="text-slate-500">Approval</dt>
         <dd className="font-mono text-xs leading-5">{approval.approvalId}</dd>
       </dl>
@@ -124,7 +154,7 @@ export const ApprovalDetail = forwardRef<
       </section>
 
       {pending && canDecide(operator) ? (
-        <DecisionPanel key={approval.approvalId} ref={ref} approval={approval} myEmail={operator.email} onLateDecision={setLate} onDecided={(action) => onDecided?.(action)} />
+        <DecisionPanel key={approval.approvalId} ref={ref} approval={approval} myEmail={operator.email} myRole={operator.role} onLateDecision={setLate} onDecided={(action) => onDecided?.(action)} />
       ) : pending ? (
         <p className="rounded border border-slate-200 bg-slate-100 p-2 text-sm text-slate-700">
           You have the viewer role: you can follow approvals but not decide them.

@@ -14,7 +14,11 @@ export interface DecisionPanelHandle {
   open(mode: "reject" | "edit" | "respond"): void;
 }
 
-type Mode = "reject" | "edit" | "respond" | null;
+type Mode = "reject" | "edit" | "respond" | "remember" | null;
+
+type RememberScope = "session" | "hour" | "always";
+
+const SCOPE_LABEL: Record<RememberScope, string> = { session: "in this session", hour: "for the next hour", always: "always (until revoked)" };
 
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false; message: string } {
   if (!text.trim()) return { ok: false, message: "the arguments are empty; write a JSON value" };
@@ -30,10 +34,11 @@ export const DecisionPanel = forwardRef<
   {
     approval: ApprovalItem;
     myEmail: string;
+    myRole: "ADMIN" | "OPERATOR" | "VIEWER";
     onLateDecision(notice: AlreadyDecided): void;
     onDecided(action: DecisionAction): void;
   }
->(function DecisionPanel({ approval, myEmail, onLateDecision, onDecided }, ref) {
+>(function DecisionPanel({ approval, myEmail, myRole, onLateDecision, onDecided }, ref) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [mode, setMode] = useState<Mode>(null);
@@ -41,6 +46,8 @@ export const DecisionPanel = forwardRef<
   const [answer, setAnswer] = useState("");
   const [editText, setEditText] = useState(() => prettyJson(approval.args));
   const [failure, setFailure] = useState<string | null>(null);
+  const [scope, setScope] = useState<RememberScope>("session");
+  const [voted, setVoted] = useState<string | null>(null);
   const messageRef = useRef<HTMLTextAreaElement>(null);
   const editRef = useRef<HTMLTextAreaElement>(null);
   const answerRef = useRef<HTMLTextAreaElement>(null);
@@ -51,7 +58,10 @@ export const DecisionPanel = forwardRef<
       onSuccess: (result, input) => {
         // The same decision as an earlier one returns the stored one: if it was
         // someone else's, this click was late too.
-        if (result.decision && !decidedByMe(result, myEmail)) {
+        if (result.status === "PENDING") {
+          // One vote of a quorum: the approval waits for the others.
+          setVoted(`Your approval is recorded: ${result.approvals?.length ?? 1} of ${result.required ?? approval.requiredApprovals}. It waits for the other approvers; any rejection ends it.`);
+        } else if (result.decision && !decidedByMe(result, myEmail)) {
           onLateDecision({ decidedBy: result.decision.decidedBy, decidedAt: result.decision.decidedAt, action: result.decision.action, status: result.status });
         } else {
           onDecided(input.action);
@@ -92,7 +102,7 @@ export const DecisionPanel = forwardRef<
 
   function submit(action: DecisionAction) {
     setFailure(null);
-    if (action === "approve") decide.mutate({ approvalId: approval.approvalId, action });
+    if (action === "approve") decide.mutate({ approvalId: approval.approvalId, action, ...(mode === "remember" ? { remember: { scope } } : {}) });
     if (action === "reject") decide.mutate({ approvalId: approval.approvalId, action, ...(message.trim() ? { message: message.trim() } : {}) });
     if (action === "respond") {
       if (!answer.trim()) {
@@ -126,10 +136,27 @@ export const DecisionPanel = forwardRef<
   };
 
   const busy = decide.isPending;
+  const iVoted = approval.votes.some((vote) => vote.decidedBy === myEmail);
+  // A quorum cannot be remembered by one person; "always" is for admins.
+  const mayRemember = allow.has("approve") && approval.requiredApprovals === 1;
+  const needsRole = approval.requiredRole === "ADMIN" && myRole !== "ADMIN";
   const button = "rounded px-3 py-1.5 text-sm font-medium disabled:cursor-not-allowed disabled:opacity-50";
+
+  if (needsRole) {
+    return (
+      <p className="rounded border border-slate-200 bg-slate-100 p-2 text-sm text-slate-700">
+        This approval must be decided by an admin; you are an approver.
+      </p>
+    );
+  }
 
   return (
     <section aria-label="Decision" className="space-y-3">
+      {voted || iVoted ? (
+        <p role="status" className="rounded border border-emerald-300 bg-emerald-50 p-2 text-sm text-emerald-950">
+          {voted ?? "You approved this; it waits for the other approvers."}
+        </p>
+      ) : null}
       <div className="flex flex-wrap gap-2">
         {allow.has("approve") ? (
           <button type="button" disabled={busy} onClick={() => submit("approve")} className={`${button} bg-emerald-700 text-white hover:bg-emerald-800`} aria-keyshortcuts="a">
@@ -144,6 +171,11 @@ export const DecisionPanel = forwardRef<
         {allow.has("edit") ? (
           <button type="button" disabled={busy} onClick={() => setMode(mode === "edit" ? null : "edit")} aria-expanded={mode === "edit"} className={`${button} border border-slate-300 bg-white text-slate-800 hover:bg-slate-50`} aria-keyshortcuts="e">
             Edit arguments… <kbd className="ml-1 text-xs opacity-70">e</kbd>
+          </button>
+        ) : null}
+        {mayRemember ? (
+          <button type="button" disabled={busy} onClick={() => setMode(mode === "remember" ? null : "remember")} aria-expanded={mode === "remember"} className={`${button} border border-emerald-300 bg-white text-emerald-900 hover:bg-emerald-50`}>
+            Approve and remember…
           </button>
         ) : null}
         {allow.has("respond") ? (
@@ -170,6 +202,35 @@ export const DecisionPanel = forwardRef<
           frameClassName="border-red-200 bg-red-50/50"
           hint="Ctrl+Enter sends, Esc cancels"
         />
+      ) : null}
+
+      {mode === "remember" ? (
+        <form onSubmit={onSubmit("approve")} className="space-y-2 rounded border border-emerald-200 bg-emerald-50/50 p-3">
+          <fieldset>
+            <legend className="text-sm font-medium">
+              Approve, and from now on approve <span className="font-mono">{approval.tool}</span> for <span className="font-mono">{approval.agent}</span>:
+            </legend>
+            <div className="mt-1 flex flex-wrap gap-x-4 gap-y-1 text-sm">
+              {(Object.keys(SCOPE_LABEL) as RememberScope[]).map((option) => (
+                <label key={option} className={`flex items-center gap-1.5 ${option === "always" && myRole !== "ADMIN" ? "text-slate-400" : ""}`}>
+                  <input type="radio" name="remember-scope" value={option} checked={scope === option} disabled={option === "always" && myRole !== "ADMIN"} onChange={() => setScope(option)} />
+                  {SCOPE_LABEL[option]}
+                </label>
+              ))}
+            </div>
+          </fieldset>
+          <p className="text-xs text-slate-600">
+            This writes a policy rule, listed on the Policies page, where it can be revoked. {myRole !== "ADMIN" ? "Only admins may remember a decision for always." : ""}
+          </p>
+          <div className="flex items-center gap-2">
+            <button type="submit" disabled={busy} className={`${button} bg-emerald-700 text-white hover:bg-emerald-800`}>
+              Approve and remember
+            </button>
+            <button type="button" onClick={() => setMode(null)} className={`${button} text-slate-600`}>
+              Cancel
+            </button>
+          </div>
+        </form>
       ) : null}
 
       {mode === "edit" ? (
