@@ -3,6 +3,7 @@ import { approvalRouter } from "./routers/approval.ts";
 import { agentKeyRouter, operatorRouter } from "./routers/admin.ts";
 import { auditRouter } from "./routers/audit.ts";
 import { authRouter } from "./routers/auth.ts";
+import { receiptsRouter } from "./routers/receipts.ts";
 import { requestRouter } from "./routers/request.ts";
 import { sessionRouter } from "./routers/session.ts";
 import { stateRouter } from "./routers/state.ts";
@@ -23,6 +24,7 @@ export const appRouter = router({
   state: stateRouter,
   continuity: continuityRouter,
   context: contextRouter,
+  receipts: receiptsRouter,
 });
 
 export type AppRouter = typeof appRouter;
