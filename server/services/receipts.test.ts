@@ -156,12 +156,22 @@ describe("decision receipts: signing and verifying", () => {
   });
 
   it("receipt: signing after the first call needs no database and takes well under a millisecond", async () => {
-    const receipts = signer();
+    let keyTableReads = 0;
+    const countingPrisma = new Proxy(db.prisma, {
+      get(target, property, receiver) {
+        if (property === "signingKey") keyTableReads += 1;
+        return Reflect.get(target, property, receiver);
+      },
+    });
+    const receipts = signer({ prisma: countingPrisma });
     await receipts.sign(subject());
+    expect(keyTableReads).toBeGreaterThan(0);
+    keyTableReads = 0;
     const count = 200;
     const started = performance.now();
     for (let i = 0; i < count; i++) await receipts.sign(subject({ approvalId: `apr_${i}` }));
     expect((performance.now() - started) / count).toBeLessThan(1);
+    expect(keyTableReads).toBe(0);
   });
 });
 
