@@ -185,7 +185,7 @@ describe("decision receipts: keys", () => {
     expect(row!.publicJwk).toMatchObject({ kty: "OKP", crv: "Ed25519", kid: row!.kid, alg: "EdDSA", use: "sig" });
   });
 
-  it("keys: a key stored under another secret fails with an error naming TOLLGATE_SECRET", async () => {
+  it("keys: a key stored under another secret fails with an error naming TOLLGATE_SECRET, until a rotation", async () => {
     await signer().ready();
     const otherNode = signer({ secret: "another secret of at least thirty-two characters" });
     const error = await otherNode.sign(subject()).then(
@@ -195,6 +195,11 @@ describe("decision receipts: keys", () => {
     expect(error).toBeInstanceOf(ReceiptKeyError);
     expect((error as Error).message).toMatch(/encrypted under another TOLLGATE_SECRET/);
     expect((error as Error).message).toMatch(/receipts\.rotateKey/);
+    // Said again at once, not retried inside the caller's transaction.
+    await expect(otherNode.sign(subject())).rejects.toBe(error);
+
+    const { kid } = await otherNode.rotate();
+    expect(decodeProtectedHeader(await otherNode.sign(subject())).kid).toBe(kid);
   });
 
   it("keys: after a rotation old receipts still verify, new ones carry the new kid", async () => {

@@ -84,7 +84,8 @@ export class ReceiptSigner {
   /** performance.now() of the last look at the table: the injected clock may jump, this must not. */
   #checkedAt = Number.NEGATIVE_INFINITY;
   #pendingLoad: Promise<CurrentKey> | undefined;
-  #pendingLoadCreates = false;
+  /** Why the current key cannot sign on this node (another secret), until a load or a rotation succeeds. */
+  #unusable: ReceiptKeyError | undefined;
   /** Bumped by rotate, so a load that started before it cannot bring back the retired key. */
   #generation = 0;
   #timer: NodeJS.Timeout | undefined;
@@ -180,51 +181,55 @@ export class ReceiptSigner {
     });
     this.#generation += 1;
     this.#current = fresh.current;
+    this.#unusable = undefined;
     this.#checkedAt = performance.now();
     return rotation;
   }
 
+  /**
+   * The cached key; the table is re-read in the background once the cache is
+   * stale. Only the very first signature (no ready() before) waits for the
+   * database, and a key this node cannot use is reported at once, not retried
+   * in the caller's transaction.
+   */
   async #signingKey(): Promise<CurrentKey> {
-    const current = this.#current;
-    if (!current) return this.#load();
-    if (performance.now() - this.#checkedAt >= this.#refreshIntervalMs) this.#refreshInBackground();
-    return current;
+    const stale = performance.now() - this.#checkedAt >= this.#refreshIntervalMs;
+    if (this.#current) {
+      if (stale) this.#refreshInBackground();
+      return this.#current;
+    }
+    if (this.#unusable) {
+      if (stale) this.#refreshInBackground();
+      throw this.#unusable;
+    }
+    return this.#load();
   }
 
   #refreshInBackground(): void {
-    this.#load({ createIfNone: false }).catch((error: unknown) => {
-      log.error(`could not re-read the receipt signing key; still signing with ${this.#current?.kid ?? "no key"}`, error);
+    this.#load().catch((error: unknown) => {
+      log.error(`could not re-read the receipt signing key; ${this.#current ? `still signing with ${this.#current.kid}` : "no receipt can be signed"}`, error);
     });
   }
 
-  /**
-   * Reads which key is current and decrypts it if it is new to the cache. Only
-   * a load that a signature waits for creates the first key: a background
-   * load that finds none (rows deleted) empties the cache instead.
-   */
-  #load(options: { createIfNone: boolean } = { createIfNone: true }): Promise<CurrentKey> {
-    const pending = this.#pendingLoad;
-    if (pending) {
-      if (this.#pendingLoadCreates || !options.createIfNone) return pending;
-      // A background load is under way; if it finds no key, this one must make it.
-      return pending.catch(() => undefined).then((key) => key ?? this.#load(options));
-    }
-    this.#pendingLoadCreates = options.createIfNone;
-    this.#pendingLoad = (async () => {
+  /** Reads which key is current, creating the first one if there is none, and decrypts it if it is new to the cache. */
+  #load(): Promise<CurrentKey> {
+    this.#pendingLoad ??= (async () => {
       const generation = this.#generation;
       try {
-        const row = (await this.#newestUnretired(this.#prisma)) ?? (options.createIfNone ? await this.#createFirstKey() : null);
+        const row = (await this.#newestUnretired(this.#prisma)) ?? (await this.#createFirstKey());
         this.#checkedAt = performance.now();
-        if (!row) {
-          this.#current = undefined;
-          throw new ReceiptKeyError("the receipt signing keys were removed from the database; the next signature creates a new one");
+        if (generation === this.#generation && row.kid !== this.#current?.kid) {
+          const privateKey = await this.#decrypt(row);
+          if (generation === this.#generation) this.#current = { kid: row.kid, privateKey };
         }
-        if (generation !== this.#generation && this.#current) return this.#current;
-        if (row.kid !== this.#current?.kid) this.#current = { kid: row.kid, privateKey: await this.#decrypt(row) };
+        this.#unusable = undefined;
         return this.#current!;
       } catch (error) {
         this.#checkedAt = performance.now();
-        if (error instanceof ReceiptKeyError) this.#current = undefined;
+        if (error instanceof ReceiptKeyError && generation === this.#generation) {
+          this.#current = undefined;
+          this.#unusable = error;
+        }
         throw error;
       } finally {
         this.#pendingLoad = undefined;
