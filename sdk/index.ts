@@ -1,6 +1,7 @@
 // The TypeScript SDK for agent services: sessions, requests, trace, and the
 // tool guard `gate`, which asks a human before a tool runs and runs it at most
-// once with the arguments the human approved.
+// once with the arguments the human approved; and, for tool servers, the
+// verifier of decision receipts.
 import { randomUUID } from "node:crypto";
 import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
 import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
@@ -9,6 +10,7 @@ import { verifyWebhookSignature, webhookSecretFor } from "../server/domain/webho
 import { Thread, type ThreadOptions } from "./thread.ts";
 
 export * from "./thread.ts";
+export * from "./receipts.ts";
 
 export type RouterInputs = inferRouterInputs<AppRouter>;
 export type RouterOutputs = inferRouterOutputs<AppRouter>;

@@ -17,8 +17,22 @@ describe("configuration", () => {
     [{ TOLLGATE_ADMIN_EMAIL: "not-an-email" }, /TOLLGATE_ADMIN_EMAIL/],
     [{ TOLLGATE_ADMIN_PASSWORD: "short" }, /TOLLGATE_ADMIN_PASSWORD=\(hidden\): must be at least 8/],
     [{ TOLLGATE_AGENT_KEY: "short" }, /TOLLGATE_AGENT_KEY=\(hidden\)/],
+    [{ TOLLGATE_SECRET: "too short" }, /TOLLGATE_SECRET=\(hidden\): must be at least 32 characters/],
+    [{ TOLLGATE_PUBLIC_URL: "ftp://x" }, /TOLLGATE_PUBLIC_URL="ftp:\/\/x": must be an http/],
+    [{ TOLLGATE_RECEIPT_TTL_SECONDS: "0" }, /TOLLGATE_RECEIPT_TTL_SECONDS/],
   ])("env: a bad value stops the start with one line naming the variable (%o)", (source, message) => {
     expect(() => parseEnv(source)).toThrow(message);
+  });
+
+  it("env: receipts default to a one-hour lifetime and an issuer derived from the port", () => {
+    const env = parseEnv({});
+    expect(env.TOLLGATE_RECEIPT_TTL_SECONDS).toBe(3600);
+    expect(env.TOLLGATE_PUBLIC_URL).toBeUndefined();
+    expect(env.TOLLGATE_SECRET).toBeUndefined();
+  });
+
+  it("env: the public URL loses its trailing slash, so it compares equal as an issuer", () => {
+    expect(parseEnv({ TOLLGATE_PUBLIC_URL: "https://tollgate.example.com/" }).TOLLGATE_PUBLIC_URL).toBe("https://tollgate.example.com");
   });
 
   it("env: an empty DATABASE_URL means the embedded database", () => {

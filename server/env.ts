@@ -50,6 +50,24 @@ const envSchema = z.object({
   // "off" serves only the API and socket.io (no Next.js console), for API-only nodes.
   TOLLGATE_CONSOLE: z.enum(["on", "off"], { message: 'must be "on" or "off"' }).default("on"),
   TOLLGATE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  // The server's secret: signing keys are stored encrypted under a key derived
+  // from it. Unset: generated once into TOLLGATE_DATA_DIR/secret.key.
+  TOLLGATE_SECRET: optionalString.pipe(z.string().min(32, "must be at least 32 characters").optional()),
+  // The base URL tools reach this server at: the `iss` of decision receipts.
+  // Unset: http://localhost:<the port listened on>.
+  TOLLGATE_PUBLIC_URL: optionalString.pipe(
+    z
+      .url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" })
+      .transform((url) => url.replace(/\/+$/, ""))
+      .optional(),
+  ),
+  // How long a decision receipt stays valid after the decision.
+  TOLLGATE_RECEIPT_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(30 * 24 * 3600, "must be at most 30 days (2592000)")
+    .default(3600),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -63,7 +81,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   const issue = result.error.issues[0]!;
   const name = issue.path.join(".");
   const value = source[name];
-  const shown = name.includes("PASSWORD") || name.includes("KEY") ? "(hidden)" : JSON.stringify(value);
+  const shown = /PASSWORD|KEY|SECRET/.test(name) ? "(hidden)" : JSON.stringify(value);
   throw new EnvError(`invalid environment variable ${name}=${shown}: ${issue.message}`);
 }
 

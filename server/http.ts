@@ -1,5 +1,6 @@
 // One HTTP server for everything: the tRPC API at /api/trpc, socket.io at
-// /socket.io, and the Next.js console for every other path.
+// /socket.io, the receipt keys at /.well-known/jwks.json, and the Next.js
+// console for every other path.
 import { setMaxListeners } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -15,10 +16,13 @@ import { ExpiryScheduler } from "./jobs/expiry-scheduler.ts";
 import { WebhookDeliverer } from "./jobs/webhook-deliverer.ts";
 import { log } from "./log.ts";
 import { attachRealtime, type Realtime } from "./realtime/socket.ts";
+import { resolveServerSecret } from "./secret.ts";
 import { bootstrapWorkspace, type BootstrapResult } from "./services/bootstrap.ts";
 import { createServiceDeps, type ServiceDeps } from "./services/deps.ts";
+import { ReceiptSigner } from "./services/receipts.ts";
 
 const TRPC_PREFIX = "/api/trpc";
+const JWKS_PATH = "/.well-known/jwks.json";
 // Large enough for a 2 MB agent state; per-field limits are set in the schemas.
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
@@ -77,14 +81,41 @@ function createTrpcHandler(deps: ServiceDeps, secureCookies: boolean) {
     });
 }
 
+/** The public keys of decision receipts, for tools to verify them with; cacheable, as keys change rarely. */
+function serveJwks(receipts: ReceiptSigner, req: IncomingMessage, res: ServerResponse): void {
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    res.writeHead(405, { allow: "GET, HEAD", "content-type": "application/json" }).end(JSON.stringify({ error: `${JWKS_PATH} only answers GET` }));
+    return;
+  }
+  receipts.jwks().then(
+    (jwks) => {
+      res.writeHead(200, { "content-type": "application/jwk-set+json", "cache-control": "public, max-age=300" }).end(req.method === "HEAD" ? undefined : JSON.stringify(jwks));
+    },
+    (error: unknown) => {
+      log.error("could not read the receipt signing keys", error);
+      if (!res.headersSent) res.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify({ error: "the signing keys cannot be read right now; try again" }));
+    },
+  );
+}
+
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const { env } = options;
+  const secret = await resolveServerSecret({ configured: env.TOLLGATE_SECRET, dataDir: env.TOLLGATE_DATA_DIR });
   const database = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.TOLLGATE_DATA_DIR });
   const bus = new EventBus();
   const shutdown = new AbortController();
   // Every waiting long-poll listens for shutdown; there is no fixed ceiling.
   setMaxListeners(0, shutdown.signal);
-  const deps = createServiceDeps(database.prisma, bus, { sessionTtlHours: env.TOLLGATE_SESSION_TTL_HOURS, shutdown: shutdown.signal });
+  // Replaced by the port actually listened on (PORT=0 picks one).
+  let baseUrl = `http://localhost:${env.PORT}`;
+  const receipts = new ReceiptSigner({
+    prisma: database.prisma,
+    secret,
+    issuer: () => env.TOLLGATE_PUBLIC_URL ?? baseUrl,
+    ttlSeconds: env.TOLLGATE_RECEIPT_TTL_SECONDS,
+  });
+  await receipts.start();
+  const deps = createServiceDeps(database.prisma, bus, { sessionTtlHours: env.TOLLGATE_SESSION_TTL_HOURS, shutdown: shutdown.signal, receipts });
   const bridge: RedisBridge | undefined = env.REDIS_URL ? await bridgeBusThroughRedis(bus, env.REDIS_URL) : undefined;
   const bootstrap = await bootstrapWorkspace(deps, {
     workspaceName: env.TOLLGATE_WORKSPACE_NAME,
@@ -123,6 +154,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       });
       return;
     }
+    if (url === JWKS_PATH || url.startsWith(`${JWKS_PATH}?`)) {
+      serveJwks(receipts, req, res);
+      return;
+    }
     if (url === "/healthz") {
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ok: true, database: database.target }));
       return;
@@ -153,6 +188,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     server.listen(env.PORT, env.HOST, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  baseUrl = `http://localhost:${port}`;
 
   const expiry = new ExpiryScheduler(deps);
   const webhooks = new WebhookDeliverer(deps);
@@ -161,7 +197,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 
   let closing: Promise<void> | undefined;
   return {
-    url: `http://localhost:${port}`,
+    url: baseUrl,
     port,
     database,
     deps,
@@ -172,6 +208,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         const drained = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         await Promise.all([expiry.stop(), webhooks.stop()]);
+        receipts.close();
         await realtime.close();
         await bridge?.close();
         await drained;

@@ -95,6 +95,9 @@ export async function freshApp(db: TestDatabase): Promise<TestApp> {
   await resetDatabase(db.prisma);
   const bus = new EventBus();
   const deps = createServiceDeps(db.prisma, bus);
+  // As a server does at start: decisions sign inside their transaction, where
+  // the embedded database could not also create the first key.
+  await deps.receipts.ready();
   const result = await bootstrapWorkspace(deps, {
     workspaceName: "Test workspace",
     adminEmail: ADMIN.email,

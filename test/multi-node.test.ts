@@ -37,6 +37,8 @@ beforeAll(async () => {
   setLogLevel("warn");
   const database = await createEmptyPostgresDatabase();
   dropDatabase = database.drop;
+  // Every node must read the receipt signing key the first one stored.
+  const secret = `multi-node-test-secret-${"x".repeat(32)}`;
   for (let i = 0; i < 2; i++) {
     const env = parseEnv({
       PORT: "0",
@@ -47,6 +49,7 @@ beforeAll(async () => {
       TOLLGATE_ADMIN_EMAIL: ADMIN.email,
       TOLLGATE_ADMIN_PASSWORD: ADMIN.password,
       TOLLGATE_AGENT_KEY: AGENT_KEY,
+      TOLLGATE_SECRET: secret,
     });
     nodes.push(await startServer({ env, withConsole: false }));
   }

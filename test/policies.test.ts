@@ -136,7 +136,9 @@ describe("rules decide", () => {
     const admin = await operatorCaller(app.deps);
     const rule = await admin.policy.create({ name: "reads", match: { tool: "read_*" }, outcome: "approve" });
     const { agent, begun } = await running();
-    const otherNode = agentCaller(createServiceDeps(db.prisma, app.bus));
+    const otherDeps = createServiceDeps(db.prisma, app.bus);
+    await otherDeps.receipts.ready();
+    const otherNode = agentCaller(otherDeps);
     expect((await otherNode.approval.request({ requestId: begun.requestId, tool: "read_file", args: { n: 1 } })).status).toBe("APPROVED");
     const updated = await admin.policy.update({ policyId: rule.policyId, outcome: "reject", message: "reads are frozen" });
     expect(updated.version).toBe(2);
@@ -348,5 +350,32 @@ describe("the editor's checks and dry runs", () => {
     expect(simulated).toMatchObject({ replayed: 5, matchedDraft: 3, changed: 3, outcomes: { approve: 3, reject: 0, require: 2 } });
     expect(simulated.examples).toHaveLength(3);
     expect(await db.prisma.policy.count()).toBe(0);
+  });
+});
+
+describe("receipts", () => {
+  it("receipts: a decision that lets the tool run carries a receipt that verifies for exactly that tool and those arguments", async () => {
+    const { verifyReceipt } = await import("../sdk/receipts.ts");
+    const admin = await operatorCaller(app.deps);
+    await admin.policy.create({ name: "lookups", match: { tool: "lookup_*" }, outcome: "approve" });
+    const { agent, begun } = await running("A2");
+    const jwks = await app.deps.receipts.jwks();
+
+    const byRule = await agent.approval.request({ requestId: begun.requestId, tool: "lookup_order", args: { id: 7, scope: "all" } });
+    const claims = await verifyReceipt(byRule.decision!.receipt!, { tool: "lookup_order", args: { scope: "all", id: 7 }, jwks });
+    expect(claims).toMatchObject({ sub: byRule.approvalId, agent: "A2", decided_by: "policy:lookups", req: begun.requestId });
+
+    const asked = await agent.approval.request({ requestId: begun.requestId, tool: "send_email", args: { to: "a@example.com" } });
+    const edited = await admin.approval.decide({ approvalId: asked.approvalId, action: "edit", args: { to: "b@example.com" } });
+    const receipt = edited.decision!.receipt!;
+    expect(await verifyReceipt(receipt, { tool: "send_email", args: { to: "b@example.com" }, jwks })).toMatchObject({ decided_by: "admin@example.com" });
+    await expect(verifyReceipt(receipt, { tool: "send_email", args: { to: "a@example.com" }, jwks })).rejects.toMatchObject({ code: "wrong_args" });
+    await expect(verifyReceipt(receipt, { tool: "delete_user", args: { to: "b@example.com" }, jwks })).rejects.toMatchObject({ code: "wrong_tool" });
+    // The agent reads the same receipt back, however it waits.
+    expect((await agent.approval.await({ approvalId: asked.approvalId, timeoutMs: 0 })).decision?.receipt).toBe(receipt);
+
+    const refused = await agent.approval.request({ requestId: begun.requestId, tool: "send_email", args: { to: "c@example.com" } });
+    const rejected = await admin.approval.decide({ approvalId: refused.approvalId, action: "reject", message: "no" });
+    expect(rejected.decision?.receipt).toBeUndefined();
   });
 });

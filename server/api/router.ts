@@ -4,6 +4,7 @@ import { agentKeyRouter, operatorRouter } from "./routers/admin.ts";
 import { auditRouter } from "./routers/audit.ts";
 import { authRouter } from "./routers/auth.ts";
 import { policyRouter } from "./routers/policy.ts";
+import { receiptsRouter } from "./routers/receipts.ts";
 import { requestRouter } from "./routers/request.ts";
 import { sessionRouter } from "./routers/session.ts";
 import { stateRouter } from "./routers/state.ts";
@@ -25,6 +26,7 @@ export const appRouter = router({
   state: stateRouter,
   continuity: continuityRouter,
   context: contextRouter,
+  receipts: receiptsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -235,7 +235,7 @@ async function findByIdempotencyKey(deps: ServiceDeps, workspaceId: string, key:
 
 // ---- Ending -----------------------------------------------------------------
 
-interface ReceiptSubject {
+interface DecisionToSign {
   id: string;
   requestId: string;
   workspaceId: string;
@@ -247,8 +247,9 @@ interface ReceiptSubject {
 }
 
 /** The signed receipt a tool server verifies before it runs the approved call. */
-async function signReceipt(_deps: ServiceDeps, _subject: ReceiptSubject): Promise<string | null> {
-  return null;
+function signReceipt(deps: ServiceDeps, decision: DecisionToSign): Promise<string> {
+  const { id, ...subject } = decision;
+  return deps.receipts.sign({ approvalId: id, ...subject });
 }
 
 /** An approval's step in its task's execution trace. */

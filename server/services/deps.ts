@@ -1,10 +1,13 @@
-// What every use case is given: the database, the event bus and the clock.
+// What every use case is given: the database, the event bus, the clock and the
+// receipt signer.
 import type { PrismaClient } from "../db/client.ts";
 import type { Prisma } from "../db/generated/client.ts";
 import type { EventBus } from "../events/bus.ts";
 import { DecisionWaiters } from "../events/waiters.ts";
+import { generateSecret } from "../secret.ts";
 import type { AgentKeyCache } from "./auth.ts";
 import type { PolicyCache } from "./policies/policy-cache.ts";
+import { ReceiptSigner } from "./receipts.ts";
 
 export interface ServiceDeps {
   prisma: PrismaClient;
@@ -15,16 +18,20 @@ export interface ServiceDeps {
   waiters: DecisionWaiters;
   /** Compiled policy rules per workspace, checked against the workspace's policyVersion. */
   policyCache: PolicyCache;
+  /** Signs the receipt of every decision that lets a tool run. */
+  receipts: ReceiptSigner;
   /** Aborted when the server shuts down, so long-polls answer at once. */
   shutdown: AbortSignal;
 }
 
+let processSecret: string | undefined;
+
 export function createServiceDeps(
   prisma: PrismaClient,
   bus: EventBus,
-  options: { sessionTtlHours?: number; shutdown?: AbortSignal } = {},
+  options: { sessionTtlHours?: number; shutdown?: AbortSignal; receipts?: ReceiptSigner } = {},
 ): ServiceDeps {
-  return {
+  const deps: ServiceDeps = {
     prisma,
     bus,
     now: () => new Date(),
@@ -32,8 +39,14 @@ export function createServiceDeps(
     agentKeyCache: new Map(),
     waiters: new DecisionWaiters(bus),
     policyCache: new Map(),
+    receipts:
+      options.receipts ??
+      // Without a server's signer (tests, scripts): one generated secret for
+      // the whole process, so every signer in it can read the keys another stored.
+      new ReceiptSigner({ prisma, secret: (processSecret ??= generateSecret()), issuer: "http://localhost:3000", now: () => deps.now() }),
     shutdown: options.shutdown ?? new AbortController().signal,
   };
+  return deps;
 }
 
 export type Tx = Prisma.TransactionClient;

@@ -1,0 +1,28 @@
+// Rotating the receipt signing key, by an admin, with its audit entry in the
+// same transaction.
+import type { OperatorPrincipal } from "../domain/principal.ts";
+import { appendAudit } from "./audit.ts";
+import type { ServiceDeps } from "./deps.ts";
+
+/**
+ * A new key signs from now on; the previous one stays in the JWKS until the
+ * receipts it signed have expired. The key set is the server's, not one
+ * workspace's: the audit entry goes to the admin's workspace.
+ */
+export async function rotateReceiptKey(deps: ServiceDeps, admin: OperatorPrincipal) {
+  const rotation = await deps.receipts.rotate((tx, { kid, retiredKids, rotatedAt }) =>
+    appendAudit(
+      tx,
+      admin.workspaceId,
+      {
+        actor: { type: "operator", id: admin.operatorId, label: admin.email },
+        action: "receipts.key_rotated",
+        subjectType: "signing_key",
+        subjectId: kid,
+        data: { retiredKids },
+      },
+      rotatedAt,
+    ),
+  );
+  return { kid: rotation.kid, retiredKids: rotation.retiredKids, rotatedAt: rotation.rotatedAt.toISOString() };
+}
