@@ -38,7 +38,8 @@ export interface GateOptions {
   reason?: string;
   allow?: ("approve" | "reject" | "edit" | "respond")[];
   timeoutMs?: number;
-  onTimeout?: "reject" | "approve";
+  /** "approve" only where an admin's policy allows it for this call. */
+  onTimeout?: "reject" | "cancel" | "approve";
   /** Defaults to a new id per gate call, so a retried call never makes a second approval. */
   idempotencyKey?: string;
 }
