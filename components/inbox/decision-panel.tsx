@@ -29,6 +29,20 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false; me
   }
 }
 
+function argumentKeys(args: unknown): string[] {
+  return args && typeof args === "object" && !Array.isArray(args) ? Object.keys(args) : [];
+}
+
+/** Equality conditions on the chosen top-level arguments, with paths that survive any key. */
+function pinnedConditions(args: unknown, keys: string[]) {
+  const values = args as Record<string, unknown>;
+  return keys.map((key) => ({
+    path: /^[A-Za-z_$][\w$-]*$/.test(key) ? `$.${key}` : `$[${JSON.stringify(key)}]`,
+    op: "eq" as const,
+    value: values[key] as never,
+  }));
+}
+
 export const DecisionPanel = forwardRef<
   DecisionPanelHandle,
   {
@@ -47,6 +61,8 @@ export const DecisionPanel = forwardRef<
   const [editText, setEditText] = useState(() => prettyJson(approval.args));
   const [failure, setFailure] = useState<string | null>(null);
   const [scope, setScope] = useState<RememberScope>("session");
+  // Top-level arguments the remembered rule must see again with the same value.
+  const [pinned, setPinned] = useState<string[]>([]);
   const [voted, setVoted] = useState<string | null>(null);
   const messageRef = useRef<HTMLTextAreaElement>(null);
   const editRef = useRef<HTMLTextAreaElement>(null);
@@ -102,7 +118,10 @@ export const DecisionPanel = forwardRef<
 
   function submit(action: DecisionAction) {
     setFailure(null);
-    if (action === "approve") decide.mutate({ approvalId: approval.approvalId, action, ...(mode === "remember" ? { remember: { scope } } : {}) });
+    if (action === "approve") {
+      const remember = mode === "remember" ? { scope, ...(pinned.length ? { args: pinnedConditions(approval.args, pinned) } : {}) } : undefined;
+      decide.mutate({ approvalId: approval.approvalId, action, ...(remember ? { remember } : {}) });
+    }
     if (action === "reject") decide.mutate({ approvalId: approval.approvalId, action, ...(message.trim() ? { message: message.trim() } : {}) });
     if (action === "respond") {
       if (!answer.trim()) {
@@ -219,6 +238,24 @@ export const DecisionPanel = forwardRef<
               ))}
             </div>
           </fieldset>
+          {argumentKeys(approval.args).length ? (
+            <fieldset>
+              <legend className="text-sm font-medium">Only when these arguments are the same as now (optional):</legend>
+              <div className="mt-1 space-y-1 text-sm">
+                {argumentKeys(approval.args).map((key) => (
+                  <label key={key} className="flex min-w-0 items-center gap-1.5">
+                    <input
+                      type="checkbox"
+                      checked={pinned.includes(key)}
+                      onChange={(event) => setPinned((keys) => (event.target.checked ? [...keys, key] : keys.filter((each) => each !== key)))}
+                    />
+                    <span className="font-mono text-xs">{key}</span>
+                    <span className="truncate font-mono text-xs text-slate-500">= {JSON.stringify((approval.args as Record<string, unknown>)[key])}</span>
+                  </label>
+                ))}
+              </div>
+            </fieldset>
+          ) : null}
           <p className="text-xs text-slate-600">
             This writes a policy rule, listed on the Policies page, where it can be revoked. {myRole !== "ADMIN" ? "Only admins may remember a decision for always." : ""}
           </p>
