@@ -12,7 +12,7 @@ import {
   reportExecution,
   requestApproval,
 } from "../../services/approvals.ts";
-import { decisionStream } from "../../services/decision-stream.ts";
+import { agentDecisionStream } from "../../services/decision-stream.ts";
 import { zAction, zApprovalResult, zApprovalStatus, zDecision } from "../outputs.ts";
 import { zId, zJson, zName } from "../schemas.ts";
 import { agentProcedure, deciderProcedure, operatorProcedure, router } from "../trpc.ts";
@@ -54,7 +54,7 @@ export const approvalRouter = router({
         .refine((value) => Boolean(value.requestId) !== Boolean(value.taskId), { message: "give exactly one of requestId or taskId" }),
     )
     .subscription(async function* ({ ctx, input, signal }) {
-      for await (const event of decisionStream(ctx.deps, ctx.agent.workspaceId, input, signal)) {
+      for await (const event of agentDecisionStream(ctx.deps, ctx.agent, input, signal)) {
         yield tracked(event.cursor, event.result);
       }
     }),
