@@ -14,13 +14,17 @@ export interface DecisionStreamFilter {
   lastEventId?: string | null;
 }
 
-/** The stream an agent subscribes to: of a request or task it may act on, else NOT_FOUND. */
-export async function* agentDecisionStream(
+/**
+ * Opens the stream an agent subscribes to: of a request or task it may act on,
+ * else NOT_FOUND. The check runs before the stream is handed back, so a refusal
+ * is an ordinary error answer, not a failure in the middle of a stream.
+ */
+export async function openAgentDecisionStream(
   deps: ServiceDeps,
   agent: AgentPrincipal,
   filter: DecisionStreamFilter,
   signal: AbortSignal | undefined,
-): AsyncGenerator<{ cursor: string; result: ApprovalResult }> {
+): Promise<AsyncGenerator<{ cursor: string; result: ApprovalResult }>> {
   if (filter.requestId) {
     if (!(await findRequest(deps.prisma, agent.workspaceId, filter.requestId, agent))) throw notFound("request", filter.requestId);
   } else if (filter.taskId) {
@@ -28,7 +32,7 @@ export async function* agentDecisionStream(
   } else {
     throw new DomainError("BAD_INPUT", "give exactly one of requestId or taskId: a stream covers one request or one task");
   }
-  yield* decisionStream(deps, agent.workspaceId, filter, signal);
+  return decisionStream(deps, agent.workspaceId, filter, signal);
 }
 
 export async function* decisionStream(
