@@ -18,9 +18,11 @@ const LINKS = {
  * SQL, true when `agentKeyId` began the row `alias` of `table` (a request or a
  * task) or any row above it: its parent, grandparent ... in the call chain
  * (requests) or the task tree (tasks). A null agentKeyId matches no key.
+ * In a select list the OR is evaluated left to right, so a key's call on its
+ * own row never walks the chain; UNION (not UNION ALL) ends even on a cycle.
  * `alias` names a row of the surrounding query; it is never user input.
  */
-export function keyAtOrAbove(table: keyof typeof LINKS, alias: "r" | "t" | "rt", agentKeyId: string): Prisma.Sql {
+export function keyAtOrAbove(table: keyof typeof LINKS, alias: "r" | "t", agentKeyId: string): Prisma.Sql {
   const { table: rows, parent } = LINKS[table];
   const row = Prisma.raw(alias);
   return Prisma.sql`(COALESCE(${row}."agentKeyId" = ${agentKeyId}, false) OR EXISTS (
