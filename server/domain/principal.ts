@@ -20,6 +20,8 @@ export interface AgentPrincipal {
   workspaceId: string;
   agentKeyId: string;
   keyName: string;
+  /** Agent-name globs whose work this key may act on besides its own (set by an admin). */
+  trustedAgents: readonly string[];
 }
 
 export type Principal = OperatorPrincipal | AgentPrincipal;

@@ -3,6 +3,7 @@
 // ends them. Every ending un-pauses the call chain in the same transaction.
 import { Prisma } from "../db/generated/client.ts";
 import type { Approval } from "../db/generated/client.ts";
+import { idempotencyKeyOfOtherWork } from "../domain/authority.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import {
@@ -27,6 +28,7 @@ import { toolAllowedByConfig, type ThreadConfig } from "../domain/thread/config.
 import type { DecisionPayload } from "../events/bus.ts";
 import { log } from "../log.ts";
 import { appendAudit, appendAuditEntries, SYSTEM_ACTOR, type Actor } from "./audit.ts";
+import { findApproval, mayActOnRequest } from "./authority.ts";
 import { adjustPendingAlongChain, adjustPendingAlongChains, mergeChanges, noChanges, refreshTaskStatuses, type Changes } from "./cascade.ts";
 import type { ServiceDeps, Tx } from "./deps.ts";
 import { lockRequest } from "./locks.ts";
@@ -77,7 +79,7 @@ async function readGateFacts(tx: Tx, taskId: string): Promise<GateFacts> {
 export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, input: RequestApprovalInput): Promise<ApprovalResult> {
   const { workspaceId } = agent;
   if (input.idempotencyKey) {
-    const existing = await findByIdempotencyKey(deps, workspaceId, input.idempotencyKey, input.requestId);
+    const existing = await findByIdempotencyKey(deps, agent, input.idempotencyKey, input.requestId);
     if (existing) return approvalResult(existing);
   }
   const now = deps.now();
@@ -88,7 +90,7 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
       const changes = noChanges();
       // Locked: a concurrent request.fail or task.cancel either ends the request
       // first (and this is refused) or waits and then cancels this approval too.
-      const request = await lockRequest(tx, workspaceId, input.requestId);
+      const request = await lockRequest(tx, workspaceId, input.requestId, agent);
       if (!request) throw notFound("request", input.requestId);
       if (!isActive(request.status)) {
         throw new DomainError(
@@ -151,7 +153,7 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
     }));
   } catch (error) {
     if (input.idempotencyKey && isUniqueViolation(error)) {
-      const existing = await findByIdempotencyKey(deps, workspaceId, input.idempotencyKey, input.requestId);
+      const existing = await findByIdempotencyKey(deps, agent, input.idempotencyKey, input.requestId);
       if (existing) return approvalResult(existing);
     }
     throw error;
@@ -222,8 +224,9 @@ async function recordPolicyDecision(
   return approval;
 }
 
-async function findByIdempotencyKey(deps: ServiceDeps, workspaceId: string, key: string, requestId: string) {
-  const existing = await deps.prisma.approval.findUnique({ where: { workspaceId_idempotencyKey: { workspaceId, idempotencyKey: key } } });
+async function findByIdempotencyKey(deps: ServiceDeps, agent: AgentPrincipal, key: string, requestId: string) {
+  const existing = await deps.prisma.approval.findUnique({ where: { workspaceId_idempotencyKey: { workspaceId: agent.workspaceId, idempotencyKey: key } } });
+  if (existing && !(await mayActOnRequest(deps.prisma, agent, existing.requestId))) throw idempotencyKeyOfOtherWork(key);
   if (existing && existing.requestId !== requestId) {
     throw new DomainError(
       "CONFLICT",
@@ -678,7 +681,7 @@ export async function awaitApproval(
 ): Promise<ApprovalResult> {
   const woken = deps.waiters.wait(approvalId, timeoutMs, deps.shutdown);
   try {
-    const approval = await deps.prisma.approval.findFirst({ where: { id: approvalId, workspaceId: agent.workspaceId } });
+    const approval = await findApproval(deps.prisma, agent, approvalId);
     if (!approval) throw notFound("approval", approvalId);
     if (approval.status !== "PENDING") return approvalResult(approval);
     await woken.promise;
@@ -697,7 +700,7 @@ export async function reportExecution(
 ) {
   const now = deps.now();
   return transact(deps, async (tx) => {
-    const approval = await tx.approval.findFirst({ where: { id: input.approvalId, workspaceId: agent.workspaceId } });
+    const approval = await findApproval(tx, agent, input.approvalId);
     if (!approval) throw notFound("approval", input.approvalId);
     const ran = approval.status === "APPROVED" || (approval.status === "EXPIRED" && approval.decisionAction === "approve");
     if (!ran) {

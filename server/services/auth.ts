@@ -102,7 +102,8 @@ export async function logout(deps: ServiceDeps, principal: OperatorPrincipal): P
 
 // Agent calls are the hot path: a verified key is remembered briefly so that
 // every call does not cost a database round trip. Revocation takes effect
-// within AGENT_KEY_CACHE_MS.
+// within AGENT_KEY_CACHE_MS; a change of trust at once on the node that made it
+// (forgetAgentKey), within AGENT_KEY_CACHE_MS on the others.
 const AGENT_KEY_CACHE_MS = 5_000;
 export type AgentKeyCache = Map<string, { principal: AgentPrincipal; until: number }>;
 
@@ -122,8 +123,14 @@ export async function authenticateAgent(deps: ServiceDeps, key: string): Promise
     workspaceId: record.workspaceId,
     agentKeyId: record.id,
     keyName: record.name,
+    trustedAgents: Object.freeze([...record.trustedAgents]),
   };
   if (agentKeyCache.size > 10_000) agentKeyCache.clear();
   agentKeyCache.set(keyHash, { principal, until: nowMs + AGENT_KEY_CACHE_MS });
   return principal;
+}
+
+/** Drops a key's cached principal, so its next call reads the key again. */
+export function forgetAgentKey(deps: ServiceDeps, keyHash: string): void {
+  deps.agentKeyCache.delete(keyHash);
 }

@@ -2,13 +2,37 @@
 // decided after the client's last seen one (from the database), then live ones
 // from the bus. Events that arrive while the backlog is read are queued, not
 // dropped; the client de-duplicates by approval id (invariant 6).
+import { DomainError, notFound } from "../domain/errors.ts";
+import type { AgentPrincipal } from "../domain/principal.ts";
 import { approvalResult, type ApprovalResult } from "./approval-views.ts";
+import { findRequest, findTask } from "./authority.ts";
 import type { ServiceDeps } from "./deps.ts";
 
 export interface DecisionStreamFilter {
   requestId?: string;
   taskId?: string;
   lastEventId?: string | null;
+}
+
+/**
+ * Opens the stream an agent subscribes to: of a request or task it may act on,
+ * else NOT_FOUND. The check runs before the stream is handed back, so a refusal
+ * is an ordinary error answer, not a failure in the middle of a stream.
+ */
+export async function openAgentDecisionStream(
+  deps: ServiceDeps,
+  agent: AgentPrincipal,
+  filter: DecisionStreamFilter,
+  signal: AbortSignal | undefined,
+): Promise<AsyncGenerator<{ cursor: string; result: ApprovalResult }>> {
+  if (filter.requestId) {
+    if (!(await findRequest(deps.prisma, agent.workspaceId, filter.requestId, agent))) throw notFound("request", filter.requestId);
+  } else if (filter.taskId) {
+    if (!(await findTask(deps.prisma, agent, filter.taskId))) throw notFound("task", filter.taskId);
+  } else {
+    throw new DomainError("BAD_INPUT", "give exactly one of requestId or taskId: a stream covers one request or one task");
+  }
+  return decisionStream(deps, agent.workspaceId, filter, signal);
 }
 
 export async function* decisionStream(
@@ -32,10 +56,11 @@ export async function* decisionStream(
   stop.addEventListener("abort", onStop);
   const sent = new Set<string>();
   try {
-    const since = filter.lastEventId
-      ? await deps.prisma.approval.findFirst({ where: { id: filter.lastEventId, workspaceId }, select: { id: true, decidedAt: true } })
-      : null;
     const scope = filter.requestId ? { requestId: filter.requestId } : { taskId: filter.taskId };
+    // Only an approval of this stream marks where to resume.
+    const since = filter.lastEventId
+      ? await deps.prisma.approval.findFirst({ where: { id: filter.lastEventId, workspaceId, ...scope }, select: { id: true, decidedAt: true } })
+      : null;
     const backlog = await deps.prisma.approval.findMany({
       where: {
         workspaceId,

@@ -4,15 +4,18 @@ import { Prisma } from "../db/generated/client.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import { isActive, planRequestEnding, type RequestEnding, type RunStatus } from "../domain/lifecycle.ts";
-import type { AgentPrincipal } from "../domain/principal.ts";
+import { idempotencyKeyOfOtherWork } from "../domain/authority.ts";
+import type { AgentPrincipal, OperatorPrincipal } from "../domain/principal.ts";
 import { cancelPendingApprovalsOf } from "./approvals.ts";
 import { lockRequest } from "./locks.ts";
 import { appendAudit, type Actor } from "./audit.ts";
+import { findRequest, findTask, mayActOnRequest } from "./authority.ts";
 import { mergeChanges, noChanges, refreshTaskStatuses, type Changes } from "./cascade.ts";
 import type { ServiceDeps, Tx } from "./deps.ts";
 import { isUniqueViolation, publishChanges, transact } from "./transaction.ts";
 
 const json = (value: unknown) => (value === undefined ? Prisma.DbNull : (value as Prisma.InputJsonValue));
+const agentActor = (agent: AgentPrincipal): Actor => ({ type: "agent", id: agent.agentKeyId, label: agent.keyName });
 
 export interface BeginRequestInput {
   sessionId: string;
@@ -34,7 +37,7 @@ export interface BeginRequestResult {
 export async function beginRequest(deps: ServiceDeps, agent: AgentPrincipal, input: BeginRequestInput): Promise<BeginRequestResult> {
   const { workspaceId } = agent;
   if (input.idempotencyKey) {
-    const existing = await findByIdempotencyKey(deps, workspaceId, input.idempotencyKey, input.sessionId);
+    const existing = await findByIdempotencyKey(deps, agent, input.idempotencyKey, input.sessionId);
     if (existing) return existing;
   }
   const now = deps.now();
@@ -48,8 +51,8 @@ export async function beginRequest(deps: ServiceDeps, agent: AgentPrincipal, inp
       }
       const parent = input.parentRequestId ? await loadParent(tx, workspaceId, input.parentRequestId, session.id) : null;
       const taskId = input.taskId
-        ? await continueTask(tx, workspaceId, input.taskId, session.id, input.agent)
-        : await createTask(tx, workspaceId, session.id, input, parent?.taskId ?? null, now);
+        ? await continueTask(tx, agent, input.taskId, session.id, input.agent)
+        : await createTask(tx, agent, session.id, input, parent?.taskId ?? null, now);
       const requestId = newId("req");
       await tx.request.create({
         data: {
@@ -87,16 +90,17 @@ export async function beginRequest(deps: ServiceDeps, agent: AgentPrincipal, inp
   } catch (error) {
     // A concurrent retry with the same key committed first: answer with its request.
     if (input.idempotencyKey && isUniqueViolation(error)) {
-      const existing = await findByIdempotencyKey(deps, workspaceId, input.idempotencyKey, input.sessionId);
+      const existing = await findByIdempotencyKey(deps, agent, input.idempotencyKey, input.sessionId);
       if (existing) return existing;
     }
     throw error;
   }
 }
 
-async function findByIdempotencyKey(deps: ServiceDeps, workspaceId: string, key: string, sessionId: string) {
-  const existing = await deps.prisma.request.findUnique({ where: { workspaceId_idempotencyKey: { workspaceId, idempotencyKey: key } } });
+async function findByIdempotencyKey(deps: ServiceDeps, agent: AgentPrincipal, key: string, sessionId: string) {
+  const existing = await deps.prisma.request.findUnique({ where: { workspaceId_idempotencyKey: { workspaceId: agent.workspaceId, idempotencyKey: key } } });
   if (!existing) return null;
+  if (!(await mayActOnRequest(deps.prisma, agent, existing.id))) throw idempotencyKeyOfOtherWork(key);
   if (existing.sessionId !== sessionId) {
     throw new DomainError(
       "CONFLICT",
@@ -108,7 +112,10 @@ async function findByIdempotencyKey(deps: ServiceDeps, workspaceId: string, key:
 
 async function loadParent(tx: Tx, workspaceId: string, parentRequestId: string, sessionId: string) {
   // Locked so that a concurrent cancel or completion of the parent is seen.
-  const parent = await lockRequest(tx, workspaceId, parentRequestId);
+  // Any key of the workspace may name any request as its caller: that is how a
+  // call chain crosses services, each with its own key. It delegates this new
+  // work to the parent's key, and gains the caller nothing over the parent.
+  const parent = await lockRequest(tx, workspaceId, parentRequestId, null);
   if (!parent) throw notFound("parent request", parentRequestId);
   if (parent.sessionId !== sessionId) {
     throw new DomainError(
@@ -125,10 +132,10 @@ async function loadParent(tx: Tx, workspaceId: string, parentRequestId: string, 
   return parent;
 }
 
-async function continueTask(tx: Tx, workspaceId: string, taskId: string, sessionId: string, agent: string): Promise<string> {
+/** A follow-on request needs authority over the task, whatever parent it names. */
+async function continueTask(tx: Tx, caller: AgentPrincipal, taskId: string, sessionId: string, agent: string): Promise<string> {
   // Shared lock: a concurrent cancel of the task (which locks it) is seen.
-  const [task] = await tx.$queryRaw<{ id: string; sessionId: string; agent: string; status: RunStatus }[]>`
-    SELECT id, "sessionId", agent, status FROM "Task" WHERE id = ${taskId} AND "workspaceId" = ${workspaceId} FOR SHARE`;
+  const task = await findTask(tx, caller, taskId, { lock: "share" });
   if (!task) throw notFound("task", taskId);
   if (task.sessionId !== sessionId) {
     throw new DomainError("BAD_INPUT", `task ${taskId} belongs to session ${task.sessionId}, not ${sessionId}`);
@@ -142,16 +149,17 @@ async function continueTask(tx: Tx, workspaceId: string, taskId: string, session
   return task.id;
 }
 
-async function createTask(tx: Tx, workspaceId: string, sessionId: string, input: BeginRequestInput, parentTaskId: string | null, now: Date) {
+async function createTask(tx: Tx, creator: AgentPrincipal, sessionId: string, input: BeginRequestInput, parentTaskId: string | null, now: Date) {
   const taskId = newId("tsk");
   await tx.task.create({
     data: {
       id: taskId,
-      workspaceId,
+      workspaceId: creator.workspaceId,
       sessionId,
       parentTaskId,
       agent: input.agent,
       kind: input.kind === "orchestrator" ? "ORCHESTRATOR" : "AGENT",
+      agentKeyId: creator.agentKeyId,
       createdAt: now,
     },
   });
@@ -166,7 +174,7 @@ export interface EndRequestResult {
 /** Completes or fails a request (agents), with its output or error recorded. */
 export async function endRequest(
   deps: ServiceDeps,
-  actor: { workspaceId: string; actor: Actor },
+  agent: AgentPrincipal,
   requestId: string,
   ending: Exclude<RequestEnding, "cancel">,
   payload: { output?: unknown; error?: { message: string; code?: string } },
@@ -176,13 +184,13 @@ export async function endRequest(
     const changes = noChanges();
     // Locked first: an approval requested concurrently either committed before
     // (and is read below) or waits and then finds the request ended.
-    const request = await lockRequest(tx, actor.workspaceId, requestId);
+    const request = await lockRequest(tx, agent.workspaceId, requestId, agent);
     if (!request) throw notFound("request", requestId);
     const pending = await tx.approval.findMany({ where: { requestId, status: "PENDING" }, select: { id: true } });
     const plan = planRequestEnding({ requestId, status: request.status, pendingApprovalIds: pending.map((p) => p.id) }, ending);
     if (plan === "unchanged") return { result: { requestId, status: request.status }, changes };
     // A failing request's own pending approvals can no longer be acted on.
-    if (pending.length > 0) mergeChanges(changes, await cancelPendingApprovalsOf(tx, [requestId], actor.actor, now, "the request failed"));
+    if (pending.length > 0) mergeChanges(changes, await cancelPendingApprovalsOf(tx, [requestId], agentActor(agent), now, "the request failed"));
     const updated = await tx.request.updateMany({
       where: { id: requestId, status: request.status },
       data: {
@@ -195,7 +203,7 @@ export async function endRequest(
     if (updated.count === 0) throw new DomainError("CONFLICT", `request ${requestId} changed while ending it; read it again and retry`);
     await tx.traceEvent.create({
       data: {
-        workspaceId: actor.workspaceId,
+        workspaceId: agent.workspaceId,
         sessionId: request.sessionId,
         taskId: request.taskId,
         requestId,
@@ -205,7 +213,7 @@ export async function endRequest(
         createdAt: now,
       },
     });
-    changes.requests.push({ workspaceId: actor.workspaceId, requestId, taskId: request.taskId, sessionId: request.sessionId, status: plan });
+    changes.requests.push({ workspaceId: agent.workspaceId, requestId, taskId: request.taskId, sessionId: request.sessionId, status: plan });
     mergeChanges(changes, { tasks: await refreshTaskStatuses(tx, [request.taskId]) });
     return { result: { requestId, status: plan }, changes };
   });
@@ -223,10 +231,7 @@ const INTERACTION_TYPES = new Set(["invocation", "response", "message", "error"]
 
 /** Appends trace events to a request's task, in one statement. */
 export async function traceRequest(deps: ServiceDeps, agent: AgentPrincipal, requestId: string, events: TraceEventInput[]) {
-  const request = await deps.prisma.request.findFirst({
-    where: { id: requestId, workspaceId: agent.workspaceId },
-    select: { id: true, sessionId: true, taskId: true },
-  });
+  const request = await findRequest(deps.prisma, agent.workspaceId, requestId, agent);
   if (!request) throw notFound("request", requestId);
   // One multi-row INSERT: ingest is a hot path, and Prisma's createMany
   // compiles a new plan for every batch size.
@@ -246,13 +251,16 @@ export async function traceRequest(deps: ServiceDeps, agent: AgentPrincipal, req
 
 /**
  * Cancels a task, every task below it, their active requests and every request
- * they invoked, and all pending approvals on those requests.
+ * they invoked, and all pending approvals on those requests. An operator may
+ * cancel any task of the workspace; an agent key one it has authority over.
  */
-export async function cancelTask(deps: ServiceDeps, workspaceId: string, actor: Actor, taskId: string, reason?: string) {
+export async function cancelTask(deps: ServiceDeps, by: OperatorPrincipal | AgentPrincipal, taskId: string, reason?: string) {
+  const { workspaceId } = by;
+  const actor: Actor = by.kind === "agent" ? agentActor(by) : { type: "operator", id: by.operatorId, label: by.email };
   const now = deps.now();
   const { result, changes } = await transact(deps, async (tx) => {
     const changes = noChanges();
-    const task = await tx.task.findFirst({ where: { id: taskId, workspaceId } });
+    const task = by.kind === "agent" ? await findTask(tx, by, taskId) : await tx.task.findFirst({ where: { id: taskId, workspaceId } });
     if (!task) throw notFound("task", taskId);
     if (task.status === "CANCELED") return { result: { taskId, status: "CANCELED" as RunStatus, canceledRequests: 0 }, changes };
     const taskIds = (

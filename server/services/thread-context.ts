@@ -13,6 +13,7 @@ import {
   type Entity,
   type Turn,
 } from "../domain/thread/context.ts";
+import { findTask } from "./authority.ts";
 import type { ServiceDeps } from "./deps.ts";
 import { transact } from "./transaction.ts";
 import { writingRequest } from "./thread-state.ts";
@@ -49,7 +50,7 @@ export async function touchEntities(
   });
   const now = deps.now();
   await transact(deps, async (tx) => {
-    await writingRequest(tx, agent.workspaceId, input.taskId, input.requestId);
+    await writingRequest(tx, agent, input.taskId, input.requestId);
     for (const entity of input.entities) {
       const data = entity.data === undefined ? Prisma.DbNull : (entity.data as Prisma.InputJsonValue);
       await tx.threadEntity.upsert({
@@ -90,12 +91,9 @@ export async function assembleThreadContext(
   input: AssembleInput,
 ): Promise<AssembledContext & { taskId: string }> {
   const now = deps.now();
-  const task = await deps.prisma.task.findFirst({
-    where: { id: input.taskId, workspaceId: agent.workspaceId },
-    select: { id: true, config: { select: { config: true } } },
-  });
+  const task = await findTask(deps.prisma, agent, input.taskId);
   if (!task) throw notFound("task", input.taskId);
-  const config = (task.config?.config ?? null) as ThreadConfig | null;
+  const config = (task.config ?? null) as ThreadConfig | null;
   const inactivityWindowMs = input.inactivityWindowMs ?? configNumber(config, CONTEXT_CONFIG_KEYS.inactivityWindowMs) ?? DEFAULT_INACTIVITY_WINDOW_MS;
   const recentTurns = input.recentTurns ?? configNumber(config, CONTEXT_CONFIG_KEYS.recentTurns) ?? DEFAULT_RECENT_TURNS;
 

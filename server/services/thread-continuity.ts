@@ -3,10 +3,11 @@
 // keyed by the task and the task's agent, and only that task's own requests
 // read or write them, so two agents never see each other's continuity.
 import { Prisma } from "../db/generated/client.ts";
-import { DomainError } from "../domain/errors.ts";
+import { mayActOn } from "../domain/authority.ts";
+import { DomainError, notFound } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import { jsonSize } from "../domain/json.ts";
-import { isActive } from "../domain/lifecycle.ts";
+import { isActive, type RunStatus } from "../domain/lifecycle.ts";
 import type { AgentPrincipal } from "../domain/principal.ts";
 import { getConfigValue, type ThreadConfig } from "../domain/thread/config.ts";
 import {
@@ -17,6 +18,7 @@ import {
   type ContinuityStrategy,
   type ToolCallRecord,
 } from "../domain/thread/continuity.ts";
+import { keyAtOrAbove, parseJsonColumn } from "./authority.ts";
 import type { ServiceDeps, Tx } from "./deps.ts";
 import { transact } from "./transaction.ts";
 
@@ -37,7 +39,7 @@ export interface ContinuityView {
 }
 
 export async function loadContinuity(deps: ServiceDeps, agent: AgentPrincipal, input: { taskId: string; requestId: string }): Promise<ContinuityView> {
-  const task = await ownRequestTask(deps.prisma, agent.workspaceId, input.taskId, input.requestId, { mustBeActive: false });
+  const task = await ownRequestTask(deps.prisma, agent, input.taskId, input.requestId, { mustBeActive: false });
   const row = await deps.prisma.threadContinuity.findUnique({ where: { taskId_agent: { taskId: task.id, agent: task.agent } } });
   return view(task.id, task.agent, row);
 }
@@ -69,7 +71,7 @@ export type RecordContinuityResult =
 export async function recordContinuity(deps: ServiceDeps, agent: AgentPrincipal, input: RecordContinuityInput): Promise<RecordContinuityResult> {
   const now = deps.now();
   return transact(deps, async (tx) => {
-    const task = await ownRequestTask(tx, agent.workspaceId, input.taskId, input.requestId, { mustBeActive: true });
+    const task = await ownRequestTask(tx, agent, input.taskId, input.requestId, { mustBeActive: true });
     // Serialises writers of this one record; the first insert cannot race.
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${"continuity:" + continuityKey(task.id, task.agent)}))`;
     const row = await tx.threadContinuity.findUnique({ where: { taskId_agent: { taskId: task.id, agent: task.agent } } });
@@ -177,31 +179,38 @@ function view(taskId: string, agent: string, row: ContinuityRow): ContinuityView
 
 /**
  * The task, checked to be the one `requestId` belongs to: continuity is the
- * task's own agent's, so only that task's requests may read or write it.
+ * task's own agent's, so only that task's requests may read or write it. The
+ * caller needs authority over both the request and the task.
  */
 async function ownRequestTask(
   db: Tx | ServiceDeps["prisma"],
-  workspaceId: string,
+  agent: AgentPrincipal,
   taskId: string,
   requestId: string,
   options: { mustBeActive: boolean },
 ) {
-  const request = await db.request.findFirst({
-    where: { id: requestId, workspaceId },
-    select: { id: true, status: true, task: { select: { id: true, agent: true, config: { select: { config: true } } } } },
-  });
-  if (!request) throw new DomainError("NOT_FOUND", `request ${requestId} does not exist in this workspace`, { field: "requestId" });
-  if (request.task.id !== taskId) {
+  const [request] = await db.$queryRaw<
+    { status: RunStatus; taskId: string; agent: string; config: unknown; requestKeyAtOrAbove: boolean; taskKeyAtOrAbove: boolean }[]
+  >`
+    SELECT r.status, t.id AS "taskId", t.agent, c.config,
+      ${keyAtOrAbove("Request", "r", agent.agentKeyId)} AS "requestKeyAtOrAbove", ${keyAtOrAbove("Task", "t", agent.agentKeyId)} AS "taskKeyAtOrAbove"
+    FROM "Request" r JOIN "Task" t ON t.id = r."taskId" LEFT JOIN "ThreadConfig" c ON c."taskId" = t.id
+    WHERE r.id = ${requestId} AND r."workspaceId" = ${agent.workspaceId}`;
+  if (!request || !mayActOn(agent, { keyAtOrAbove: request.requestKeyAtOrAbove, agent: request.agent })) {
+    throw new DomainError("NOT_FOUND", `request ${requestId} does not exist in this workspace`, { field: "requestId" });
+  }
+  if (request.taskId !== taskId) {
     throw new DomainError(
       "FORBIDDEN",
-      `request ${requestId} belongs to task ${request.task.id}, not ${taskId}; an agent reads and writes only its own task's continuity`,
+      `request ${requestId} belongs to task ${request.taskId}, not ${taskId}; an agent reads and writes only its own task's continuity`,
       { field: "requestId" },
     );
   }
+  if (!mayActOn(agent, { keyAtOrAbove: request.taskKeyAtOrAbove, agent: request.agent })) throw notFound("task", taskId);
   if (options.mustBeActive && !isActive(request.status)) {
     throw new DomainError("PRECONDITION_FAILED", `request ${requestId} already ended as ${request.status}; record continuity before completing the request`, {
       field: "requestId",
     });
   }
-  return { id: request.task.id, agent: request.task.agent, config: request.task.config?.config ?? null };
+  return { id: request.taskId, agent: request.agent, config: parseJsonColumn(request.config) ?? null };
 }

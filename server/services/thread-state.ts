@@ -7,6 +7,7 @@ import { DomainError, notFound } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import { jsonSize, LIMITS } from "../domain/json.ts";
 import { isActive, type RunStatus } from "../domain/lifecycle.ts";
+import { mayActOn } from "../domain/authority.ts";
 import type { AgentPrincipal } from "../domain/principal.ts";
 import { parseThreadConfig, type ThreadConfig } from "../domain/thread/config.ts";
 import { diffParsedStates, summarizeDiff, topLevelChanges, type KeyChangeSummary, type Operation, type StateObject } from "../domain/thread/diff.ts";
@@ -20,6 +21,7 @@ import {
   type WriterKind,
 } from "../domain/thread/ownership.ts";
 import { appendAudit, type Actor } from "./audit.ts";
+import { findTask, keyAtOrAbove, parseJsonColumn } from "./authority.ts";
 import type { ServiceDeps, Tx } from "./deps.ts";
 import { isUniqueViolation, transact } from "./transaction.ts";
 
@@ -40,7 +42,7 @@ export async function configureThread(deps: ServiceDeps, agent: AgentPrincipal, 
   const ownership = input.ownership === undefined || input.ownership === null ? input.ownership : parseOwnership(input.ownership);
   const now = deps.now();
   await transact(deps, async (tx) => {
-    const task = await tx.task.findFirst({ where: { id: input.taskId, workspaceId: agent.workspaceId }, select: { id: true } });
+    const task = await findTask(tx, agent, input.taskId);
     if (!task) throw notFound("task", input.taskId);
     const ownershipData = ownership === undefined ? undefined : ownership === null ? Prisma.DbNull : (ownership as Prisma.InputJsonValue);
     await tx.threadConfig.upsert({
@@ -101,17 +103,14 @@ export interface LoadedState {
   state: StateObject | null;
 }
 
-export async function loadState(deps: ServiceDeps, workspaceId: string, taskId: string): Promise<LoadedState> {
-  const [task, latest] = await Promise.all([
-    deps.prisma.task.findFirst({ where: { id: taskId, workspaceId }, select: { id: true, config: { select: { config: true, ownership: true } } } }),
-    readLatest(deps.prisma, taskId),
-  ]);
+export async function loadState(deps: ServiceDeps, agent: AgentPrincipal, taskId: string): Promise<LoadedState> {
+  const [task, latest] = await Promise.all([findTask(deps.prisma, agent, taskId), readLatest(deps.prisma, taskId)]);
   if (!task) throw notFound("task", taskId);
   return {
     taskId: task.id,
     version: latest?.version ?? 0,
-    config: (task.config?.config ?? null) as ThreadConfig | null,
-    ownership: (task.config?.ownership ?? null) as OwnershipRules | null,
+    config: (task.config ?? null) as ThreadConfig | null,
+    ownership: (task.ownership ?? null) as OwnershipRules | null,
     state: latest?.state ?? null,
   };
 }
@@ -234,7 +233,7 @@ async function writeVersion(
     try {
       result = await transact(deps, async (tx) => {
         saved = null;
-        const thread = await lockThread(tx, workspaceId, input.taskId, input.requestId);
+        const thread = await lockThread(tx, agent, input.taskId, input.requestId);
         // After a collision, read again behind the lock we now hold: that read is current.
         const latest = attempt === 1 ? thread.latest : await readLatest(tx, input.taskId);
         const current = latest?.version ?? 0;
@@ -289,32 +288,25 @@ function isDuplicateVersion(error: unknown): boolean {
 
 /**
  * Locks the thread's config row and reads, in the same statement, the request
- * that writes and the latest version: one round trip instead of three on the
- * hot path of every save. On PostgreSQL a save that waited for the lock may
- * read the latest version as it was before the wait; its insert then collides
- * on (taskId, version) and writeVersion runs it again.
+ * that writes, the latest version and the caller's authority over both the
+ * task and the request: one round trip instead of several on the hot path of
+ * every save. On PostgreSQL a save that waited for the lock may read the
+ * latest version as it was before the wait; its insert then collides on
+ * (taskId, version) and writeVersion runs it again.
  */
 async function lockThread(
   tx: Tx,
-  workspaceId: string,
+  agent: AgentPrincipal,
   taskId: string,
   requestId: string,
 ): Promise<LockedThread & { writer: WriterKind; latest: { version: number; state: StateObject } | null }> {
-  const rows = await tx.$queryRaw<
-    (LockedThread & {
-      requestTaskId: string | null;
-      requestStatus: RunStatus | null;
-      requestKind: string | null;
-      latestVersion: number | null;
-      latestState: string | null;
-    })[]
-  >`
-    SELECT c.config, c.ownership, t."sessionId", r."taskId" AS "requestTaskId", r.status AS "requestStatus", rt.kind AS "requestKind",
+  const { workspaceId } = agent;
+  const rows = await tx.$queryRaw<(LockedThread & WriterColumns & { latestVersion: number | null; latestState: string | null })[]>`
+    SELECT c.config, c.ownership, t."sessionId", ${writerColumns(agent)},
       latest.version AS "latestVersion", latest.state AS "latestState"
     FROM "ThreadConfig" c
     JOIN "Task" t ON t.id = c."taskId"
-    LEFT JOIN "Request" r ON r.id = ${requestId} AND r."workspaceId" = ${workspaceId}
-    LEFT JOIN "Task" rt ON rt.id = r."taskId"
+    ${writerJoins(agent, requestId)}
     LEFT JOIN LATERAL (
       SELECT v.version, v.state::text AS state FROM "AgentStateVersion" v WHERE v."taskId" = c."taskId" ORDER BY v.version DESC LIMIT 1
     ) latest ON true
@@ -322,7 +314,7 @@ async function lockThread(
     FOR UPDATE OF c`;
   const row = rows[0];
   if (!row) {
-    const task = await tx.task.findFirst({ where: { id: taskId, workspaceId }, select: { id: true } });
+    const task = await findTask(tx, agent, taskId);
     if (!task) throw notFound("task", taskId);
     throw new DomainError(
       "PRECONDITION_FAILED",
@@ -330,30 +322,59 @@ async function lockThread(
       { field: "taskId" },
     );
   }
-  const request = row.requestTaskId === null ? null : { id: requestId, taskId: row.requestTaskId, status: row.requestStatus!, kind: row.requestKind! };
-  const writer = await checkWritingRequest(tx, taskId, requestId, request);
+  const writer = await checkWritingRequest(tx, taskId, requestId, authorizedWriter(agent, taskId, row));
   const latest = row.latestVersion === null ? null : { version: row.latestVersion, state: JSON.parse(row.latestState!) as StateObject };
   return { config: parseJsonColumn(row.config), ownership: parseJsonColumn(row.ownership), sessionId: row.sessionId, writer, latest };
 }
 
-// Raw queries hand JSON columns back parsed on some drivers and as text on others.
-function parseJsonColumn(value: unknown): unknown {
-  return typeof value === "string" ? (JSON.parse(value) as unknown) : value;
-}
-
 /**
- * The request a write belongs to. It must be running (or paused) and belong to
- * the task, or to a task above it in the task tree (an orchestrator writing
+ * The request a write belongs to. The agent must have authority over the task
+ * and the request; the request must be running (or paused) and belong to the
+ * task, or to a task above it in the task tree (an orchestrator writing
  * routing context into its sub-agent's thread). The writer kind is the kind of
  * the request's own task.
  */
-export async function writingRequest(tx: Tx, workspaceId: string, taskId: string, requestId: string): Promise<{ id: string; writer: WriterKind }> {
-  const request = await tx.request.findFirst({
-    where: { id: requestId, workspaceId },
-    select: { id: true, taskId: true, status: true, task: { select: { kind: true } } },
-  });
-  const writer = await checkWritingRequest(tx, taskId, requestId, request && { ...request, kind: request.task.kind });
+export async function writingRequest(tx: Tx, agent: AgentPrincipal, taskId: string, requestId: string): Promise<{ id: string; writer: WriterKind }> {
+  const [row] = await tx.$queryRaw<WriterColumns[]>`
+    SELECT ${writerColumns(agent)}
+    FROM "Task" t
+    ${writerJoins(agent, requestId)}
+    WHERE t.id = ${taskId} AND t."workspaceId" = ${agent.workspaceId}`;
+  if (!row) throw notFound("task", taskId);
+  const writer = await checkWritingRequest(tx, taskId, requestId, authorizedWriter(agent, taskId, row));
   return { id: requestId, writer };
+}
+
+/** What a write needs to know of its task `t` and its request `r` (whose task is `rt`). */
+interface WriterColumns {
+  taskAgent: string;
+  taskKeyAtOrAbove: boolean;
+  requestTaskId: string | null;
+  requestStatus: RunStatus | null;
+  requestKind: string | null;
+  requestAgent: string | null;
+  requestKeyAtOrAbove: boolean;
+}
+
+function writerColumns(agent: AgentPrincipal): Prisma.Sql {
+  return Prisma.sql`t.agent AS "taskAgent", ${keyAtOrAbove("Task", "t", agent.agentKeyId)} AS "taskKeyAtOrAbove",
+    r."taskId" AS "requestTaskId", r.status AS "requestStatus", rt.kind AS "requestKind", rt.agent AS "requestAgent",
+    ${keyAtOrAbove("Request", "r", agent.agentKeyId)} AS "requestKeyAtOrAbove"`;
+}
+
+function writerJoins(agent: AgentPrincipal, requestId: string): Prisma.Sql {
+  return Prisma.sql`LEFT JOIN "Request" r ON r.id = ${requestId} AND r."workspaceId" = ${agent.workspaceId}
+    LEFT JOIN "Task" rt ON rt.id = r."taskId"`;
+}
+
+/**
+ * The writing request, or null when it is missing or the agent may not act on
+ * it (answered alike). A task the agent may not act on is NOT_FOUND.
+ */
+function authorizedWriter(agent: AgentPrincipal, taskId: string, row: WriterColumns): { taskId: string; status: RunStatus; kind: string } | null {
+  if (!mayActOn(agent, { keyAtOrAbove: row.taskKeyAtOrAbove, agent: row.taskAgent })) throw notFound("task", taskId);
+  if (row.requestTaskId === null || !mayActOn(agent, { keyAtOrAbove: row.requestKeyAtOrAbove, agent: row.requestAgent! })) return null;
+  return { taskId: row.requestTaskId, status: row.requestStatus!, kind: row.requestKind! };
 }
 
 async function checkWritingRequest(

@@ -1,8 +1,24 @@
 // Workspace administration for admins: operators and agent keys.
+import { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { createAgentKey, createOperator, listOperators, revokeAgentKey } from "../../services/operators.ts";
+import { TRUST_LIMITS } from "../../domain/authority.ts";
+import { createAgentKey, createOperator, listAgentKeys, listOperators, revokeAgentKey, setAgentKeyTrust } from "../../services/operators.ts";
 import { zId, zName } from "../schemas.ts";
 import { adminProcedure, operatorProcedure, router } from "../trpc.ts";
+
+/** Admins and operators; viewers do not see the workspace's keys. */
+const adminOrOperatorProcedure = operatorProcedure.use(({ ctx, next }) => {
+  if (ctx.operator.role !== "ADMIN" && ctx.operator.role !== "OPERATOR") {
+    throw new TRPCError({ code: "FORBIDDEN", message: `only admins and operators may do this; ${ctx.operator.email} is ${ctx.operator.role}` });
+  }
+  return next();
+});
+
+const zTrustGlob = z
+  .string()
+  .trim()
+  .min(1, "must be an agent-name glob such as \"billing-*\", not empty")
+  .max(TRUST_LIMITS.globChars, `must be at most ${TRUST_LIMITS.globChars} characters`);
 
 export const operatorRouter = router({
   list: operatorProcedure.query(async ({ ctx }) => ({ items: await listOperators(ctx.deps, ctx.operator.workspaceId) })),
@@ -22,4 +38,33 @@ export const operatorRouter = router({
 export const agentKeyRouter = router({
   create: adminProcedure.input(z.object({ name: zName })).mutation(({ ctx, input }) => createAgentKey(ctx.deps, ctx.operator, input.name)),
   revoke: adminProcedure.input(z.object({ keyId: zId("key") })).mutation(({ ctx, input }) => revokeAgentKey(ctx.deps, ctx.operator, input.keyId)),
+
+  list: adminOrOperatorProcedure
+    .output(
+      z.object({
+        items: z.array(
+          z.object({
+            id: z.string(),
+            name: z.string(),
+            keyPrefix: z.string(),
+            createdAt: z.string(),
+            lastUsedAt: z.string().nullable(),
+            revokedAt: z.string().nullable(),
+            trustedAgents: z.array(z.string()),
+          }),
+        ),
+      }),
+    )
+    .query(async ({ ctx }) => ({ items: await listAgentKeys(ctx.deps, ctx.operator.workspaceId) })),
+
+  /** Replaces the agent-name globs whose requests and tasks this key may act on besides its own. */
+  setTrust: adminProcedure
+    .input(
+      z.object({
+        keyId: zId("key"),
+        trustedAgents: z.array(zTrustGlob).max(TRUST_LIMITS.globs, `at most ${TRUST_LIMITS.globs} globs per key`),
+      }),
+    )
+    .output(z.object({ id: z.string(), trustedAgents: z.array(z.string()) }))
+    .mutation(({ ctx, input }) => setAgentKeyTrust(ctx.deps, ctx.operator, input.keyId, input.trustedAgents)),
 });

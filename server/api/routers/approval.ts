@@ -12,7 +12,7 @@ import {
   reportExecution,
   requestApproval,
 } from "../../services/approvals.ts";
-import { decisionStream } from "../../services/decision-stream.ts";
+import { openAgentDecisionStream } from "../../services/decision-stream.ts";
 import { zAction, zApprovalResult, zApprovalStatus, zDecision } from "../outputs.ts";
 import { zId, zJson, zName } from "../schemas.ts";
 import { zCondition } from "./policy.types.ts";
@@ -65,10 +65,11 @@ export const approvalRouter = router({
         .object({ requestId: zId("req").optional(), taskId: zId("tsk").optional(), lastEventId: z.string().nullish() })
         .refine((value) => Boolean(value.requestId) !== Boolean(value.taskId), { message: "give exactly one of requestId or taskId" }),
     )
-    .subscription(async function* ({ ctx, input, signal }) {
-      for await (const event of decisionStream(ctx.deps, ctx.agent.workspaceId, input, signal)) {
-        yield tracked(event.cursor, event.result);
-      }
+    .subscription(async ({ ctx, input, signal }) => {
+      const stream = await openAgentDecisionStream(ctx.deps, ctx.agent, input, signal);
+      return (async function* () {
+        for await (const event of stream) yield tracked(event.cursor, event.result);
+      })();
     }),
 
   reportExecution: agentProcedure

@@ -7,11 +7,6 @@ import { zRunStatus } from "../outputs.ts";
 import { zId, zJson, zName } from "../schemas.ts";
 import { agentProcedure, operatorProcedure, router } from "../trpc.ts";
 
-const agentActor = (ctx: { agent: { workspaceId: string; agentKeyId: string; keyName: string } }) => ({
-  workspaceId: ctx.agent.workspaceId,
-  actor: { type: "agent" as const, id: ctx.agent.agentKeyId, label: ctx.agent.keyName },
-});
-
 const zEndResult = z.object({ requestId: z.string(), status: zRunStatus });
 
 export const requestRouter = router({
@@ -34,7 +29,7 @@ export const requestRouter = router({
   complete: agentProcedure
     .input(z.object({ requestId: zId("req"), output: zJson(LIMITS.inputBytes).optional() }))
     .output(zEndResult)
-    .mutation(({ ctx, input }) => endRequest(ctx.deps, agentActor(ctx), input.requestId, "complete", { output: input.output })),
+    .mutation(({ ctx, input }) => endRequest(ctx.deps, ctx.agent, input.requestId, "complete", { output: input.output })),
 
   fail: agentProcedure
     .input(
@@ -44,7 +39,7 @@ export const requestRouter = router({
       }),
     )
     .output(zEndResult)
-    .mutation(({ ctx, input }) => endRequest(ctx.deps, agentActor(ctx), input.requestId, "fail", { error: input.error })),
+    .mutation(({ ctx, input }) => endRequest(ctx.deps, ctx.agent, input.requestId, "fail", { error: input.error })),
 
   trace: agentProcedure
     .input(

@@ -24,7 +24,7 @@ export const stateRouter = router({
         state: zStateObject.nullable(),
       }),
     )
-    .query(({ ctx, input }) => loadState(ctx.deps, ctx.agent.workspaceId, input.taskId)),
+    .query(({ ctx, input }) => loadState(ctx.deps, ctx.agent, input.taskId)),
 
   save: agentProcedure
     .input(

@@ -23,15 +23,11 @@ export const taskRouter = router({
   cancel: deciderProcedure
     .input(zCancelInput)
     .output(zCancelResult)
-    .mutation(({ ctx, input }) =>
-      cancelTask(ctx.deps, ctx.operator.workspaceId, { type: "operator", id: ctx.operator.operatorId, label: ctx.operator.email }, input.taskId, input.reason),
-    ),
+    .mutation(({ ctx, input }) => cancelTask(ctx.deps, ctx.operator, input.taskId, input.reason)),
 
-  /** An agent or orchestrator cancels its own work. */
+  /** An agent or orchestrator cancels its own work (or work it was delegated or trusted with). */
   cancelAsAgent: agentProcedure
     .input(zCancelInput)
     .output(zCancelResult)
-    .mutation(({ ctx, input }) =>
-      cancelTask(ctx.deps, ctx.agent.workspaceId, { type: "agent", id: ctx.agent.agentKeyId, label: ctx.agent.keyName }, input.taskId, input.reason),
-    ),
+    .mutation(({ ctx, input }) => cancelTask(ctx.deps, ctx.agent, input.taskId, input.reason)),
 });

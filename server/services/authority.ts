@@ -1,0 +1,115 @@
+// The database half of the authority rule (server/domain/authority.ts): whether
+// the calling key began a request or task or anything above it, asked in the
+// same statement that reads the row, and the reads every agent call goes through.
+import { Prisma, type Approval } from "../db/generated/client.ts";
+import { mayActOn } from "../domain/authority.ts";
+import type { RunStatus } from "../domain/lifecycle.ts";
+import type { AgentPrincipal } from "../domain/principal.ts";
+import type { ServiceDeps, Tx } from "./deps.ts";
+
+type Db = Tx | ServiceDeps["prisma"];
+
+const LINKS = {
+  Request: { table: Prisma.raw(`"Request"`), parent: Prisma.raw(`"parentRequestId"`) },
+  Task: { table: Prisma.raw(`"Task"`), parent: Prisma.raw(`"parentTaskId"`) },
+} as const;
+
+/**
+ * SQL, true when `agentKeyId` began the row `alias` of `table` (a request or a
+ * task) or any row above it: its parent, grandparent ... in the call chain
+ * (requests) or the task tree (tasks). A null agentKeyId matches no key.
+ * In a select list the OR is evaluated left to right, so a key's call on its
+ * own row never walks the chain; UNION (not UNION ALL) ends even on a cycle.
+ * `alias` names a row of the surrounding query; it is never user input.
+ */
+export function keyAtOrAbove(table: keyof typeof LINKS, alias: "r" | "t", agentKeyId: string): Prisma.Sql {
+  const { table: rows, parent } = LINKS[table];
+  const row = Prisma.raw(alias);
+  return Prisma.sql`(COALESCE(${row}."agentKeyId" = ${agentKeyId}, false) OR EXISTS (
+    WITH RECURSIVE above AS (
+      SELECT up.id, up.${parent} AS parent, up."agentKeyId" FROM ${rows} up WHERE up.id = ${row}.${parent}
+      UNION
+      SELECT up.id, up.${parent}, up."agentKeyId" FROM ${rows} up JOIN above ON up.id = above.parent
+    )
+    SELECT 1 FROM above WHERE above."agentKeyId" = ${agentKeyId}))`;
+}
+
+export interface RequestRow {
+  id: string;
+  sessionId: string;
+  taskId: string;
+  status: RunStatus;
+  resumeUrl: string | null;
+}
+
+/**
+ * A request of the workspace that the agent may act on; null when it does not
+ * exist or belongs to work the agent has no authority over (the caller answers
+ * both with the same NOT_FOUND). `lock` locks the request row until commit.
+ * A null agent reads any request of the workspace: only for naming a
+ * parentRequestId, which any key may do (a call chain crosses services and keys).
+ */
+export async function findRequest(db: Db, workspaceId: string, requestId: string, agent: AgentPrincipal | null, options: { lock?: boolean } = {}): Promise<RequestRow | null> {
+  const authority = agent ? keyAtOrAbove("Request", "r", agent.agentKeyId) : Prisma.sql`true`;
+  const [row] = await db.$queryRaw<(RequestRow & { agent: string; keyAtOrAbove: boolean })[]>`
+    SELECT r.id, r."sessionId", r."taskId", r.status, r."resumeUrl", t.agent, ${authority} AS "keyAtOrAbove"
+    FROM "Request" r JOIN "Task" t ON t.id = r."taskId"
+    WHERE r.id = ${requestId} AND r."workspaceId" = ${workspaceId}
+    ${options.lock ? Prisma.sql`FOR UPDATE OF r` : Prisma.empty}`;
+  if (!row || (agent && !mayActOn(agent, row))) return null;
+  const { agent: _agent, keyAtOrAbove: _keyAtOrAbove, ...request } = row;
+  return request;
+}
+
+/** Whether the agent may act on this request of its workspace. */
+export async function mayActOnRequest(db: Db, agent: AgentPrincipal, requestId: string): Promise<boolean> {
+  return (await findRequest(db, agent.workspaceId, requestId, agent)) !== null;
+}
+
+export interface TaskRow {
+  id: string;
+  sessionId: string;
+  agent: string;
+  kind: "AGENT" | "ORCHESTRATOR";
+  status: RunStatus;
+  /** The thread's config and ownership rules (null while it has none). */
+  config: unknown;
+  ownership: unknown;
+}
+
+/**
+ * A task of the workspace that the agent may act on, with its thread config;
+ * null when it does not exist or the agent has no authority over it. `lock:
+ * "share"` holds a shared lock on the task row, so a concurrent cancel (which
+ * locks it for update) is seen.
+ */
+export async function findTask(db: Db, agent: AgentPrincipal, taskId: string, options: { lock?: "share" } = {}): Promise<TaskRow | null> {
+  const [row] = await db.$queryRaw<(TaskRow & { keyAtOrAbove: boolean })[]>`
+    SELECT t.id, t."sessionId", t.agent, t.kind, t.status, c.config, c.ownership, ${keyAtOrAbove("Task", "t", agent.agentKeyId)} AS "keyAtOrAbove"
+    FROM "Task" t LEFT JOIN "ThreadConfig" c ON c."taskId" = t.id
+    WHERE t.id = ${taskId} AND t."workspaceId" = ${agent.workspaceId}
+    ${options.lock === "share" ? Prisma.sql`FOR SHARE OF t` : Prisma.empty}`;
+  if (!row || !mayActOn(agent, row)) return null;
+  const { keyAtOrAbove: _keyAtOrAbove, ...task } = row;
+  return { ...task, config: parseJsonColumn(task.config), ownership: parseJsonColumn(task.ownership) };
+}
+
+/**
+ * An approval the agent may act on (it may act on the approval's request);
+ * null otherwise. The authority check and the read run side by side.
+ */
+export async function findApproval(db: Db, agent: AgentPrincipal, approvalId: string): Promise<Approval | null> {
+  const [[row], approval] = await Promise.all([
+    db.$queryRaw<{ agent: string; keyAtOrAbove: boolean }[]>`
+      SELECT t.agent, ${keyAtOrAbove("Request", "r", agent.agentKeyId)} AS "keyAtOrAbove"
+      FROM "Approval" a JOIN "Request" r ON r.id = a."requestId" JOIN "Task" t ON t.id = r."taskId"
+      WHERE a.id = ${approvalId} AND a."workspaceId" = ${agent.workspaceId}`,
+    db.approval.findFirst({ where: { id: approvalId, workspaceId: agent.workspaceId } }),
+  ]);
+  return row && approval && mayActOn(agent, row) ? approval : null;
+}
+
+/** Raw queries hand JSON columns back parsed on some drivers and as text on others. */
+export function parseJsonColumn(value: unknown): unknown {
+  return typeof value === "string" ? (JSON.parse(value) as unknown) : value;
+}
