@@ -216,7 +216,7 @@ async function measure(label: string, databaseUrl?: string): Promise<TargetResul
       } finally {
         operator.close();
       }
-      console.log(`${label} run ${run}/${RUNS}: round trip p50 ${results.rtP50.at(-1)!.toFixed(2)} ms, p99 ${results.rtP99.at(-1)!.toFixed(2)} ms, sustained ${results.sustained.at(-1)!.perSecond.toFixed(0)}/s, trace ${results.trace.at(-1)!.toFixed(0)}/s`);
+      console.log(`${label} run ${run}/${RUNS}: round trip p50 ${results.rtP50.at(-1)!.toFixed(2)} ms, p99 ${results.rtP99.at(-1)!.toFixed(2)} ms, sustained ${results.sustained.at(-1)!.perSecond.toFixed(0)}/s, trace ${results.trace.at(-1)!.toFixed(0)}/s, with 100 rules p50 ${results.rules100P50.at(-1)!.toFixed(2)} ms, auto-approved p50 ${results.autoApprovedP50.at(-1)!.toFixed(2)} ms, 100 rules evaluated in ${results.evaluationUs.at(-1)!.toFixed(1)} µs`);
     } finally {
       await fresh.stop();
     }
