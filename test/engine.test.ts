@@ -2,7 +2,7 @@
 // scenario of ARCHITECTURE.md, cascading pause and resume, decisions,
 // idempotency, timeouts, cancellation and bad input.
 import { describe, expect, it } from "vitest";
-import { expireDueApprovals } from "../server/services/approvals.ts";
+import { expireDueApprovals } from "../server/services/approvals/expire-approvals.ts";
 import { agentCaller, operatorCaller, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
 
 let db: TestDatabase;

@@ -2,7 +2,7 @@
 // ask can only narrow it, quorums, remembered decisions and dry runs, through
 // the router on a fresh database.
 import { describe, expect, it } from "vitest";
-import { expireDueApprovals } from "../server/services/approvals.ts";
+import { expireDueApprovals } from "../server/services/approvals/expire-approvals.ts";
 import { createServiceDeps } from "../server/services/deps.ts";
 import { agentCaller, operatorCaller, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
 

@@ -1,7 +1,7 @@
 // Ends approvals whose timeout has passed. The schedule lives in the database
 // (expiresAt), so a restarted server picks it up; the timer is only armed for
 // the earliest expiry and re-armed when a sooner one is requested.
-import { expireDueApprovals, nextExpiry } from "../services/approvals.ts";
+import { expireDueApprovals, nextExpiry } from "../services/approvals/expire-approvals.ts";
 import type { ServiceDeps } from "../services/deps.ts";
 import { log } from "../log.ts";
 

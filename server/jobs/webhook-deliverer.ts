@@ -3,7 +3,7 @@
 // are rows in the database, so a restart resumes them (invariant 7); claiming
 // a row is a conditional write, so two nodes do not send the same attempt.
 import { DELIVERY_HEADER, MAX_DELIVERY_ATTEMPTS, retryDelayMs, SIGNATURE_HEADER, signWebhook } from "../domain/webhook.ts";
-import { approvalResult } from "../services/approval-views.ts";
+import { approvalResult } from "../services/approvals/approval-views.ts";
 import type { ServiceDeps } from "../services/deps.ts";
 import { log } from "../log.ts";
 

@@ -4,7 +4,7 @@
 // dropped; the client de-duplicates by approval id (invariant 6).
 import { DomainError, notFound } from "../domain/errors.ts";
 import type { AgentPrincipal } from "../domain/principal.ts";
-import { approvalResult, type ApprovalResult } from "./approval-views.ts";
+import { approvalResult, type ApprovalResult } from "./approvals/approval-views.ts";
 import { findRequest, findTask } from "./authority.ts";
 import type { ServiceDeps } from "./deps.ts";
 

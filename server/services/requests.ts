@@ -6,7 +6,7 @@ import { newId } from "../domain/ids.ts";
 import { isActive, planRequestEnding, type RequestEnding, type RunStatus } from "../domain/lifecycle.ts";
 import { idempotencyKeyOfOtherWork } from "../domain/authority.ts";
 import type { AgentPrincipal, OperatorPrincipal } from "../domain/principal.ts";
-import { cancelPendingApprovalsOf } from "./approvals.ts";
+import { cancelPendingApprovalsOf } from "./approvals/cancel-pending-approvals.ts";
 import { lockRequest } from "./locks.ts";
 import { appendAudit, type Actor } from "./audit.ts";
 import { findRequest, findTask, mayActOnRequest } from "./authority.ts";

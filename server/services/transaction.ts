@@ -1,7 +1,7 @@
 // Runs a use case's writes in one transaction, retrying the rare deadlock or
 // serialization failure, and publishes the resulting status changes only
 // after the commit.
-import { decisionPayload } from "./approval-views.ts";
+import { decisionPayload } from "./approvals/approval-views.ts";
 import type { Changes } from "./cascade.ts";
 import type { ServiceDeps, Tx } from "./deps.ts";
 

@@ -3,15 +3,12 @@
 import { tracked } from "@trpc/server";
 import { z } from "zod";
 import { LIMITS } from "../../domain/json.ts";
-import {
-  awaitApproval,
-  decideApproval,
-  decideMany,
-  getApproval,
-  listApprovals,
-  reportExecution,
-  requestApproval,
-} from "../../services/approvals.ts";
+import { getApproval, listApprovals } from "../../services/approvals/approval-list.ts";
+import { awaitApproval } from "../../services/approvals/await-approval.ts";
+import { decideApproval } from "../../services/approvals/decide-approval.ts";
+import { decideMany } from "../../services/approvals/decide-many.ts";
+import { reportExecution } from "../../services/approvals/report-execution.ts";
+import { requestApproval } from "../../services/approvals/request-approval.ts";
 import { openAgentDecisionStream } from "../../services/decision-stream.ts";
 import { zAction, zApprovalResult, zApprovalStatus, zDecision } from "../outputs.ts";
 import { zId, zJson, zName } from "../schemas.ts";

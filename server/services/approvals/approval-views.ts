@@ -1,7 +1,7 @@
 // How approvals and their decisions look on the wire.
-import type { Approval } from "../db/generated/client.ts";
-import type { ApprovalStatus, StoredDecision } from "../domain/lifecycle.ts";
-import type { DecisionPayload } from "../events/bus.ts";
+import type { Approval } from "../../db/generated/client.ts";
+import type { ApprovalStatus, StoredDecision } from "../../domain/lifecycle.ts";
+import type { DecisionPayload } from "../../events/bus.ts";
 
 export interface ExecutionReport {
   args: unknown;

@@ -1,0 +1,82 @@
+// The console's presenter: approvals as the inbox lists and opens them, with
+// their gate, decision, votes and execution. Reads only.
+import type { Prisma } from "../../db/generated/client.ts";
+import type { Approval } from "../../db/generated/client.ts";
+import { notFound } from "../../domain/errors.ts";
+import type { ApprovalStatus, DecisionAction } from "../../domain/lifecycle.ts";
+import type { ServiceDeps } from "../deps.ts";
+import { decisionPayload } from "./approval-views.ts";
+
+export interface ApprovalListFilter {
+  status?: ApprovalStatus | "DECIDED";
+  sessionId?: string;
+  agent?: string;
+  tool?: string;
+  limit: number;
+  /** Id of the last item of the previous page. */
+  cursor?: string;
+}
+
+const VOTES = { select: { decidedBy: true, createdAt: true, action: true }, orderBy: [{ createdAt: "asc" as const }, { operatorId: "asc" as const }] };
+
+export function approvalItem(approval: Approval & { task: { agent: string }; votes: { decidedBy: string; createdAt: Date; action: DecisionAction }[] }) {
+  return {
+    approvalId: approval.id,
+    requestId: approval.requestId,
+    taskId: approval.taskId,
+    sessionId: approval.sessionId,
+    agent: approval.task.agent,
+    tool: approval.tool,
+    args: approval.proposedArgs,
+    reason: approval.reason,
+    allow: approval.allowedActions,
+    status: approval.status,
+    createdAt: approval.createdAt.toISOString(),
+    expiresAt: approval.expiresAt?.toISOString() ?? null,
+    onTimeout: approval.onTimeout,
+    decision: decisionPayload(approval) ?? null,
+    approvedArgs: approval.approvedArgs ?? null,
+    executedArgs: approval.executedArgs ?? null,
+    executionResult: approval.executionResult ?? null,
+    executedAt: approval.executedAt?.toISOString() ?? null,
+    policy: approval.policyId ? { policyId: approval.policyId, name: approval.policyName, version: approval.policyVersion } : null,
+    decider: approval.deciderKind,
+    requiredRole: approval.requiredRole,
+    requiredApprovals: approval.requiredApprovals,
+    votes: approval.votes.map((vote) => ({ decidedBy: vote.decidedBy, decidedAt: vote.createdAt.toISOString(), action: vote.action })),
+    receipt: approval.receipt,
+  };
+}
+
+export type ApprovalItem = ReturnType<typeof approvalItem>;
+
+/** Newest first: pending ones by creation, decided ones by decision time. */
+export async function listApprovals(deps: ServiceDeps, workspaceId: string, filter: ApprovalListFilter): Promise<{ items: ApprovalItem[]; nextCursor: string | null; total: number }> {
+  const decided = filter.status === "DECIDED";
+  const status: Prisma.ApprovalWhereInput["status"] = decided ? { not: "PENDING" } : filter.status === "DECIDED" ? undefined : filter.status;
+  const where: Prisma.ApprovalWhereInput = {
+    workspaceId,
+    ...(status ? { status } : {}),
+    ...(filter.sessionId ? { sessionId: filter.sessionId } : {}),
+    ...(filter.tool ? { tool: filter.tool } : {}),
+    ...(filter.agent ? { task: { agent: filter.agent } } : {}),
+  };
+  const rows = await deps.prisma.approval.findMany({
+    where,
+    include: { task: { select: { agent: true } }, votes: VOTES },
+    orderBy: decided ? [{ decidedAt: "desc" }, { id: "desc" }] : [{ createdAt: "desc" }, { id: "desc" }],
+    take: filter.limit + 1,
+    ...(filter.cursor ? { cursor: { id: filter.cursor }, skip: 1 } : {}),
+  });
+  const page = rows.slice(0, filter.limit);
+  const nextCursor = rows.length > filter.limit ? (page.at(-1)?.id ?? null) : null;
+  // Counting is only needed when the page does not already show everything.
+  const total = nextCursor || filter.cursor ? await deps.prisma.approval.count({ where }) : page.length;
+  return { items: page.map(approvalItem), nextCursor, total };
+}
+
+export async function getApproval(deps: ServiceDeps, workspaceId: string, approvalId: string) {
+  const approval = await deps.prisma.approval.findFirst({ where: { id: approvalId, workspaceId }, include: { task: { select: { agent: true } }, votes: VOTES } });
+  if (!approval) throw notFound("approval", approvalId);
+  return approvalItem(approval);
+}

@@ -1,0 +1,30 @@
+// An agent waits for the decision on its approval without polling in a loop.
+import { notFound } from "../../domain/errors.ts";
+import type { AgentPrincipal } from "../../domain/principal.ts";
+import { findApproval } from "../authority.ts";
+import type { ServiceDeps } from "../deps.ts";
+import { approvalResult, type ApprovalResult } from "./approval-views.ts";
+
+/**
+ * Long-poll: answers at once when the approval is decided, else the moment its
+ * decision commits on this node (or arrives from another), else after
+ * `timeoutMs` with the still-pending status.
+ */
+export async function awaitApproval(
+  deps: ServiceDeps,
+  agent: AgentPrincipal,
+  approvalId: string,
+  timeoutMs: number,
+): Promise<ApprovalResult> {
+  const woken = deps.waiters.wait(approvalId, timeoutMs, deps.shutdown);
+  try {
+    const approval = await findApproval(deps.prisma, agent, approvalId);
+    if (!approval) throw notFound("approval", approvalId);
+    if (approval.status !== "PENDING") return approvalResult(approval);
+    await woken.promise;
+    const current = await deps.prisma.approval.findUniqueOrThrow({ where: { id: approvalId } });
+    return approvalResult(current);
+  } finally {
+    woken.cancel();
+  }
+}

@@ -1,0 +1,154 @@
+// An operator decides an approval: write-once and race-safe through the shared
+// conditional write; one that needs several approvers collects votes until enough agree.
+import type { Approval } from "../../db/generated/client.ts";
+import { DomainError, notFound } from "../../domain/errors.ts";
+import {
+  conflictingDecisionError,
+  isSameDecision,
+  statusForDecision,
+  validateDecision,
+  type ApprovalStatus,
+  type DecisionAction,
+  type DecisionInput,
+} from "../../domain/lifecycle.ts";
+import { hasRole } from "../../domain/policy.ts";
+import type { OperatorPrincipal } from "../../domain/principal.ts";
+import type { DecisionPayload } from "../../events/bus.ts";
+import { appendAudit, type Actor } from "../audit.ts";
+import { noChanges, type Changes } from "../cascade.ts";
+import type { ServiceDeps, Tx } from "../deps.ts";
+import { publishChanges, transact } from "../transaction.ts";
+import { decisionPayload, storedDecisionOf } from "./approval-views.ts";
+import { finishApproval, type ApprovalWithAgent, type Ending } from "./finish-approval.ts";
+import { assertMayRemember, rememberDecision, type RememberInput } from "./remember-decision.ts";
+
+export interface DecideInput extends DecisionInput {
+  approvalId: string;
+  /** "Approve, and approve this tool for this agent from now on": creates a policy rule. */
+  remember?: RememberInput;
+}
+
+export interface Vote {
+  decidedBy: string;
+  decidedAt: string;
+  action: DecisionAction;
+}
+
+export interface DecideResult {
+  approvalId: string;
+  /** PENDING while a quorum still waits for more approvers. */
+  status: ApprovalStatus;
+  decision?: DecisionPayload;
+  /** For a quorum: who has approved so far, and how many must. */
+  approvals?: Vote[];
+  required?: number;
+  remembered?: { policyId: string; name: string };
+}
+
+type DecisionOutcome = { approval: Approval; changes: Changes; votes?: Vote[]; remembered?: { policyId: string; name: string } };
+
+/**
+ * An operator's decision (invariant 4): write-once through a conditional
+ * update; the same decision again returns the stored one, a different one is
+ * CONFLICT naming who decided what and when. An approval that needs several
+ * approvers collects votes until enough agree; one rejection ends it.
+ */
+export async function decideApproval(deps: ServiceDeps, operator: OperatorPrincipal, input: DecideInput): Promise<DecideResult> {
+  const now = deps.now();
+  const actor: Actor = { type: "operator", id: operator.operatorId, label: operator.email };
+  const outcome = await transact(deps, async (tx): Promise<DecisionOutcome> => {
+    const approval = await tx.approval.findFirst({ where: { id: input.approvalId, workspaceId: operator.workspaceId }, include: { task: { select: { agent: true } } } });
+    if (!approval) throw notFound("approval", input.approvalId);
+    if (approval.status === "PENDING") {
+      if (!hasRole(operator.role, approval.requiredRole)) {
+        throw new DomainError("FORBIDDEN", `approval ${approval.id} must be decided by an ${approval.requiredRole}; ${operator.email} is ${operator.role}`);
+      }
+      validateDecision(approval.id, approval.allowedActions, input);
+      if (input.remember) assertMayRemember(operator, approval, input);
+      const decided =
+        approval.requiredApprovals > 1
+          ? await castVote(deps, tx, approval, operator, input, actor, now)
+          : await finishApproval(
+              deps,
+              tx,
+              approval,
+              { status: statusForDecision(input.action), action: input.action, args: input.args, message: input.message, decidedBy: operator.email, decidedById: operator.operatorId, deciderKind: "operator" },
+              actor,
+              now,
+            );
+      if (decided) {
+        if (!input.remember || decided.approval.status !== "APPROVED") return decided;
+        return { ...decided, remembered: await rememberDecision(tx, operator, approval, input.remember, now) };
+      }
+    }
+    // Already ended (or another decision won just now): read what was stored.
+    const current = await tx.approval.findUniqueOrThrow({ where: { id: approval.id } });
+    const stored = storedDecisionOf(current);
+    if (stored && current.status !== "EXPIRED" && isSameDecision(stored, input)) {
+      return { approval: current, changes: noChanges(), votes: current.requiredApprovals > 1 ? await votesOf(tx, current.id) : undefined };
+    }
+    throw conflictingDecisionError(current.id, current.status, stored);
+  });
+  publishChanges(deps, outcome.changes);
+  const { approval, votes, remembered } = outcome;
+  if (approval.status === "PENDING") deps.bus.publish("approval:voted", { workspaceId: approval.workspaceId, sessionId: approval.sessionId, approvalId: approval.id, votes: votes?.length ?? 0, required: approval.requiredApprovals });
+  return {
+    approvalId: approval.id,
+    status: approval.status,
+    ...(approval.status === "PENDING" ? {} : { decision: decisionPayload(approval)! }),
+    ...(votes ? { approvals: votes, required: approval.requiredApprovals } : {}),
+    ...(remembered ? { remembered } : {}),
+  };
+}
+
+async function votesOf(tx: Tx, approvalId: string): Promise<Vote[]> {
+  const rows = await tx.approvalVote.findMany({ where: { approvalId, action: "approve" }, orderBy: [{ createdAt: "asc" }, { operatorId: "asc" }] });
+  return rows.map((vote) => ({ decidedBy: vote.decidedBy, decidedAt: vote.createdAt.toISOString(), action: vote.action }));
+}
+
+/**
+ * One operator's vote on an approval that needs several. Votes are serialised
+ * by a lock on the approval, so each sees the ones before it: the vote that
+ * makes the quorum ends the approval APPROVED; any rejection ends it REJECTED
+ * at once; an approver voting again changes nothing. Returns null when the
+ * approval already ended.
+ */
+async function castVote(
+  deps: ServiceDeps,
+  tx: Tx,
+  approval: ApprovalWithAgent,
+  operator: OperatorPrincipal,
+  input: DecideInput,
+  actor: Actor,
+  now: Date,
+): Promise<DecisionOutcome | null> {
+  const [locked] = await tx.$queryRaw<{ status: ApprovalStatus }[]>`SELECT status FROM "Approval" WHERE id = ${approval.id} FOR UPDATE`;
+  if (locked?.status !== "PENDING") return null;
+  const key = { approvalId_operatorId: { approvalId: approval.id, operatorId: operator.operatorId } };
+  const vote = { action: input.action, message: input.message ?? null, decidedBy: operator.email, createdAt: now };
+  if (input.action !== "approve") {
+    await tx.approvalVote.upsert({ where: key, create: { approvalId: approval.id, operatorId: operator.operatorId, workspaceId: approval.workspaceId, ...vote }, update: vote });
+    const ending: Ending = { status: "REJECTED", action: input.action, message: input.message, decidedBy: operator.email, decidedById: operator.operatorId, deciderKind: "operator" };
+    const finished = await finishApproval(deps, tx, approval, ending, actor, now);
+    return finished && { ...finished, votes: await votesOf(tx, approval.id) };
+  }
+  const already = await tx.approvalVote.findUnique({ where: key });
+  if (!already) {
+    await tx.approvalVote.create({ data: { approvalId: approval.id, operatorId: operator.operatorId, workspaceId: approval.workspaceId, ...vote } });
+    await appendAudit(tx, approval.workspaceId, { actor, action: "approval.voted", subjectType: "approval", subjectId: approval.id, data: { action: "approve", tool: approval.tool } }, now);
+  }
+  const votes = await votesOf(tx, approval.id);
+  if (votes.length < approval.requiredApprovals) {
+    const { task: _task, ...row } = approval;
+    return { approval: row, changes: noChanges(), votes };
+  }
+  const ending: Ending = {
+    status: "APPROVED",
+    action: "approve",
+    decidedBy: votes.map((each) => each.decidedBy).join(", "),
+    decidedById: operator.operatorId,
+    deciderKind: "operator",
+  };
+  const finished = await finishApproval(deps, tx, approval, ending, actor, now);
+  return finished && { ...finished, votes };
+}

@@ -1,0 +1,44 @@
+// An agent reports what it actually ran under an approval, so the record shows
+// what was asked, what was approved and what ran.
+import { DomainError, notFound } from "../../domain/errors.ts";
+import type { AgentPrincipal } from "../../domain/principal.ts";
+import { findApproval } from "../authority.ts";
+import type { ServiceDeps } from "../deps.ts";
+import { transact } from "../transaction.ts";
+import { jsonColumn, traceApproval } from "./finish-approval.ts";
+
+/** Records what the agent actually ran (invariant 9's third record); write-once. */
+export async function reportExecution(
+  deps: ServiceDeps,
+  agent: AgentPrincipal,
+  input: { approvalId: string; executedArgs: unknown; result?: unknown },
+) {
+  const now = deps.now();
+  return transact(deps, async (tx) => {
+    const approval = await findApproval(tx, agent, input.approvalId);
+    if (!approval) throw notFound("approval", input.approvalId);
+    const ran = approval.status === "APPROVED" || (approval.status === "EXPIRED" && approval.decisionAction === "approve");
+    if (!ran) {
+      throw new DomainError(
+        "PRECONDITION_FAILED",
+        `approval ${approval.id} is ${approval.status}${approval.decisionAction ? ` (${approval.decisionAction})` : ""}; the tool may not run, so there is no execution to report`,
+      );
+    }
+    if (approval.executedAt) {
+      if (JSON.stringify(approval.executedArgs) === JSON.stringify(input.executedArgs)) return { approvalId: approval.id };
+      throw new DomainError("CONFLICT", `approval ${approval.id} already has its execution reported at ${approval.executedAt.toISOString()}`);
+    }
+    // Write-once: of two concurrent reports, the second finds executedAt set.
+    const reported = await tx.approval.updateMany({
+      where: { id: approval.id, executedAt: null },
+      data: { executedArgs: jsonColumn(input.executedArgs), executionResult: jsonColumn(input.result), executedAt: now },
+    });
+    if (reported.count === 0) {
+      const current = await tx.approval.findUniqueOrThrow({ where: { id: approval.id } });
+      if (JSON.stringify(current.executedArgs) === JSON.stringify(input.executedArgs)) return { approvalId: approval.id };
+      throw new DomainError("CONFLICT", `approval ${approval.id} already has its execution reported at ${current.executedAt!.toISOString()}`);
+    }
+    await traceApproval(tx, approval, "tool.executed", { approvalId: approval.id, args: input.executedArgs, result: input.result ?? null }, now);
+    return { approvalId: approval.id };
+  });
+}

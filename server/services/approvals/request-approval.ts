@@ -1,0 +1,218 @@
+// An agent asks to run a tool. The workspace's policy decides at once or puts
+// the call before a person; a repeated idempotency key returns the approval it made.
+import { Prisma } from "../../db/generated/client.ts";
+import type { Approval } from "../../db/generated/client.ts";
+import { idempotencyKeyOfOtherWork } from "../../domain/authority.ts";
+import { DomainError, notFound } from "../../domain/errors.ts";
+import { newId } from "../../domain/ids.ts";
+import { isActive, type DecisionAction, type TimeoutOutcome } from "../../domain/lifecycle.ts";
+import { evaluatePolicies, gateFor, type PolicyRule } from "../../domain/policy.ts";
+import type { AgentPrincipal } from "../../domain/principal.ts";
+import { toolAllowedByConfig, type ThreadConfig } from "../../domain/thread/config.ts";
+import { appendAudit } from "../audit.ts";
+import { mayActOnRequest } from "../authority.ts";
+import { adjustPendingAlongChain, mergeChanges, noChanges, refreshTaskStatuses, type Changes } from "../cascade.ts";
+import type { ServiceDeps, Tx } from "../deps.ts";
+import { lockRequest } from "../locks.ts";
+import { policySetFor } from "../policies/policy-cache.ts";
+import { isUniqueViolation, publishChanges, transact } from "../transaction.ts";
+import { approvalResult, type ApprovalResult } from "./approval-views.ts";
+import { signReceipt, traceApproval } from "./finish-approval.ts";
+
+export interface RequestApprovalInput {
+  requestId: string;
+  tool: string;
+  args: unknown;
+  reason?: string;
+  allow?: DecisionAction[];
+  timeoutMs?: number;
+  onTimeout?: TimeoutOutcome;
+  idempotencyKey?: string;
+}
+
+interface GateFacts {
+  agent: string;
+  metadata: unknown;
+  config: unknown;
+  policyVersion: number;
+  defaultTimeoutMs: number | null;
+  defaultOnTimeout: TimeoutOutcome;
+}
+
+/** What the gate depends on besides the call itself, in one read: the agent, the session, the thread, the workspace's rules and default. */
+async function readGateFacts(tx: Tx, taskId: string): Promise<GateFacts> {
+  const [facts] = await tx.$queryRaw<GateFacts[]>`
+    SELECT t.agent, s.metadata, c.config, w."policyVersion", w."defaultTimeoutMs", w."defaultOnTimeout"::text AS "defaultOnTimeout"
+    FROM "Task" t
+    JOIN "Session" s ON s.id = t."sessionId"
+    JOIN "Workspace" w ON w.id = t."workspaceId"
+    LEFT JOIN "ThreadConfig" c ON c."taskId" = t.id
+    WHERE t.id = ${taskId}`;
+  return facts!;
+}
+
+/**
+ * An agent asks to run a tool. The workspace's policy decides what happens:
+ * a rule may approve or reject at once (recorded like a person's decision,
+ * with the rule as decider), or a person decides under the rule's gate (or
+ * the workspace default), which the agent's own ask may only narrow.
+ */
+export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, input: RequestApprovalInput): Promise<ApprovalResult> {
+  const { workspaceId } = agent;
+  if (input.idempotencyKey) {
+    const existing = await findByIdempotencyKey(deps, agent, input.idempotencyKey, input.requestId);
+    if (existing) return approvalResult(existing);
+  }
+  const now = deps.now();
+  let created: Approval;
+  let changes: Changes;
+  try {
+    ({ created, changes } = await transact(deps, async (tx) => {
+      const changes = noChanges();
+      // Locked: a concurrent request.fail or task.cancel either ends the request
+      // first (and this is refused) or waits and then cancels this approval too.
+      const request = await lockRequest(tx, workspaceId, input.requestId, agent);
+      if (!request) throw notFound("request", input.requestId);
+      if (!isActive(request.status)) {
+        throw new DomainError(
+          "PRECONDITION_FAILED",
+          `request ${request.id} already ended as ${request.status}; approvals are requested by running requests`,
+        );
+      }
+      const facts = await readGateFacts(tx, request.taskId);
+      const config = (facts.config ?? null) as ThreadConfig | null;
+      // The thread's tool list only narrows: a tool it leaves out is refused whatever the policy says.
+      if (!toolAllowedByConfig(config, input.tool)) {
+        throw new DomainError(
+          "FORBIDDEN",
+          `tool "${input.tool}" is not enabled in the thread of task ${request.taskId} (enabled: ${(config?.enabledTools ?? []).join(", ") || "none"}); enable it with thread.configure first`,
+        );
+      }
+      const rules = await policySetFor(deps.policyCache, tx, workspaceId, facts.policyVersion);
+      const { rule } = evaluatePolicies(
+        rules,
+        { agent: facts.agent, tool: input.tool, agentKeyId: agent.agentKeyId, sessionId: request.sessionId, sessionMetadata: facts.metadata, args: input.args },
+        now,
+      );
+      const defaults = { timeoutMs: facts.defaultTimeoutMs, onTimeout: facts.defaultOnTimeout === "cancel" ? ("cancel" as const) : ("reject" as const) };
+      const gate = gateFor(rule, defaults, input, input.tool);
+      const row = {
+        id: newId("apr"),
+        workspaceId,
+        sessionId: request.sessionId,
+        taskId: request.taskId,
+        requestId: request.id,
+        tool: input.tool,
+        proposedArgs: input.args as Prisma.InputJsonValue,
+        reason: input.reason ?? null,
+        idempotencyKey: input.idempotencyKey ?? null,
+        policyId: rule?.id ?? null,
+        policyName: rule?.name ?? null,
+        policyVersion: rule?.version ?? null,
+        createdAt: now,
+      };
+      if (gate.kind !== "require") {
+        const decided = await recordPolicyDecision(deps, tx, { ...row, agent: facts.agent }, gate.rule, gate.kind, gate.message, now);
+        changes.approvals.push(decided);
+        return { created: decided, changes };
+      }
+      const approval = await tx.approval.create({
+        data: {
+          ...row,
+          allowedActions: gate.allow,
+          timeoutMs: gate.timeoutMs,
+          onTimeout: gate.onTimeout,
+          expiresAt: gate.timeoutMs ? new Date(now.getTime() + gate.timeoutMs) : null,
+          requiredRole: gate.role,
+          requiredApprovals: gate.approvers,
+        },
+      });
+      const requestChanges = await adjustPendingAlongChain(tx, request.id, +1);
+      mergeChanges(changes, { requests: requestChanges, tasks: await refreshTaskStatuses(tx, requestChanges.map((c) => c.taskId)) });
+      await traceApproval(tx, approval, "approval.requested", { approvalId: approval.id, args: input.args, policy: rule?.name ?? null }, now);
+      return { created: approval, changes };
+    }));
+  } catch (error) {
+    if (input.idempotencyKey && isUniqueViolation(error)) {
+      const existing = await findByIdempotencyKey(deps, agent, input.idempotencyKey, input.requestId);
+      if (existing) return approvalResult(existing);
+    }
+    throw error;
+  }
+  if (created.status === "PENDING") {
+    deps.bus.publish("approval:requested", {
+      workspaceId,
+      approvalId: created.id,
+      requestId: created.requestId,
+      taskId: created.taskId,
+      sessionId: created.sessionId,
+      tool: created.tool,
+      args: created.proposedArgs,
+      status: created.status,
+      expiresAt: created.expiresAt?.toISOString() ?? null,
+    });
+  }
+  publishChanges(deps, changes);
+  return approvalResult(created);
+}
+
+/**
+ * A rule decided: the approval is written already decided, with the rule (as
+ * it is now) for decider, and traced and audited exactly like a person's
+ * decision. The chain never pauses.
+ */
+async function recordPolicyDecision(
+  deps: ServiceDeps,
+  tx: Tx,
+  row: Prisma.ApprovalUncheckedCreateInput & { id: string; agent: string; createdAt: Date },
+  rule: PolicyRule,
+  outcome: "approve" | "reject",
+  message: string | null,
+  now: Date,
+): Promise<Approval> {
+  const { agent, ...fields } = row;
+  const decidedBy = `policy:${rule.name}`;
+  const approved = outcome === "approve";
+  const approval = await tx.approval.create({
+    data: {
+      ...fields,
+      allowedActions: [],
+      status: approved ? "APPROVED" : "REJECTED",
+      decisionAction: outcome,
+      decisionMessage: message,
+      approvedArgs: approved ? (fields.proposedArgs as Prisma.InputJsonValue) : Prisma.DbNull,
+      decidedBy,
+      decidedById: rule.id,
+      deciderKind: "policy",
+      decidedAt: now,
+      receipt: approved ? await signReceipt(deps, { ...fields, agent, approvedArgs: fields.proposedArgs, decidedBy, decidedAt: now }) : null,
+    },
+  });
+  await traceApproval(tx, approval, "approval.requested", { approvalId: approval.id, args: fields.proposedArgs, policy: rule.name }, now);
+  await traceApproval(tx, approval, "approval.decided", { approvalId: approval.id, status: approval.status, action: outcome, decidedBy }, now);
+  await appendAudit(
+    tx,
+    approval.workspaceId,
+    {
+      actor: { type: "policy", id: rule.id, label: decidedBy },
+      action: "approval.decided",
+      subjectType: "approval",
+      subjectId: approval.id,
+      data: { status: approval.status, action: outcome, message, tool: approval.tool, policy: { id: rule.id, name: rule.name, version: rule.version } },
+    },
+    now,
+  );
+  return approval;
+}
+
+async function findByIdempotencyKey(deps: ServiceDeps, agent: AgentPrincipal, key: string, requestId: string) {
+  const existing = await deps.prisma.approval.findUnique({ where: { workspaceId_idempotencyKey: { workspaceId: agent.workspaceId, idempotencyKey: key } } });
+  if (existing && !(await mayActOnRequest(deps.prisma, agent, existing.requestId))) throw idempotencyKeyOfOtherWork(key);
+  if (existing && existing.requestId !== requestId) {
+    throw new DomainError(
+      "CONFLICT",
+      `idempotencyKey "${key}" was already used for approval ${existing.id} of request ${existing.requestId}; use a new key for a different approval`,
+    );
+  }
+  return existing;
+}
