@@ -1,6 +1,7 @@
 // Known values the browser tests share with playwright.config.ts, which starts the
 // server with them. Test-only credentials for a throwaway database; never reuse them.
-export const E2E_PORT = 3210;
+/** TOLLGATE_E2E_PORT lets two checkouts run their browser tests side by side. */
+export const E2E_PORT = Number(process.env.TOLLGATE_E2E_PORT ?? 3210);
 export const BASE_URL = `http://127.0.0.1:${E2E_PORT}`;
 
 export const ADMIN_EMAIL = "admin@example.com";
