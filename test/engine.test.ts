@@ -410,3 +410,41 @@ describe("bad input", () => {
     await expect(agent.approval.request({ requestId: begun.requestId, tool: "t", args: {} })).rejects.toMatchObject({ code: "PRECONDITION_FAILED" });
   });
 });
+
+describe("ending requests and reporting executions", () => {
+  it("fail: a request paused on its own approval fails, and the approval is canceled with it in one go", async () => {
+    const agent = agentCaller(app.deps);
+    const { sessionId } = await agent.session.open({});
+    const parent = await agent.request.begin({ sessionId, agent: "planner", kind: "orchestrator" });
+    const child = await agent.request.begin({ sessionId, agent: "mailer", parentRequestId: parent.requestId });
+    const asked = await agent.approval.request({ requestId: child.requestId, tool: "send_email", args: { to: "a@example.com" } });
+    expect(await statuses([child.requestId, parent.requestId])).toEqual(["PAUSED", "PAUSED"]);
+
+    expect(await agent.request.fail({ requestId: child.requestId, error: { message: "gave up" } })).toEqual({ requestId: child.requestId, status: "FAILED" });
+    expect(await statuses([child.requestId, child.taskId, parent.requestId, parent.taskId])).toEqual(["FAILED", "FAILED", "RUNNING", "RUNNING"]);
+    const approval = await db.prisma.approval.findUniqueOrThrow({ where: { id: asked.approvalId } });
+    expect(approval.status).toBe("CANCELED");
+    // A retry answers the same, and the inbox no longer shows the approval.
+    expect(await agent.request.fail({ requestId: child.requestId, error: { message: "gave up" } })).toEqual({ requestId: child.requestId, status: "FAILED" });
+    const operator = await operatorCaller(app.deps);
+    const inbox = await operator.approval.list({ status: "PENDING" });
+    expect(inbox.items.map((item) => item.approvalId)).not.toContain(asked.approvalId);
+  });
+
+  it("reportExecution: a retry with the same arguments in another key order is the same report", async () => {
+    const agent = agentCaller(app.deps);
+    const operator = await operatorCaller(app.deps);
+    const { sessionId } = await agent.session.open({});
+    const begun = await agent.request.begin({ sessionId, agent: "mailer" });
+    const asked = await agent.approval.request({ requestId: begun.requestId, tool: "send_email", args: { to: "a@example.com" } });
+    await operator.approval.decide({ approvalId: asked.approvalId, action: "approve" });
+    // jsonb stores keys shortest first, so the stored value reads back as {to, subject, attachments}.
+    const executedArgs = { subject: "Q3", attachments: [{ name: "report.pdf", bytes: 10 }], to: "a@example.com" };
+    await agent.approval.reportExecution({ approvalId: asked.approvalId, executedArgs });
+    const reordered = { to: "a@example.com", attachments: [{ bytes: 10, name: "report.pdf" }], subject: "Q3" };
+    expect(await agent.approval.reportExecution({ approvalId: asked.approvalId, executedArgs: reordered })).toEqual({ approvalId: asked.approvalId });
+    await expect(agent.approval.reportExecution({ approvalId: asked.approvalId, executedArgs: { ...reordered, subject: "Q4" } })).rejects.toMatchObject({
+      code: "CONFLICT",
+    });
+  });
+});

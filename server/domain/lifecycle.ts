@@ -1,5 +1,6 @@
 // The Request, Task and Approval state machines and the cascade rule
 // (ARCHITECTURE.md invariants 1 to 3 and 8). Pure: services apply the results.
+import { dequal } from "dequal";
 import { DomainError } from "./errors.ts";
 
 export type RunStatus = "RUNNING" | "PAUSED" | "COMPLETED" | "FAILED" | "CANCELED";
@@ -121,20 +122,11 @@ export function validateDecision(approvalId: string, allowed: readonly DecisionA
   }
 }
 
-function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a as object);
-  const kb = Object.keys(b as object);
-  return ka.length === kb.length && ka.every((key) => jsonEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
-}
-
 /** A repeated decision equal to the stored one is answered with the stored one (invariant 4). */
 export function isSameDecision(stored: StoredDecision, incoming: DecisionInput): boolean {
   return (
     stored.action === incoming.action &&
-    jsonEqual(stored.args ?? null, incoming.args ?? null) &&
+    dequal(stored.args ?? null, incoming.args ?? null) &&
     (stored.message ?? "") === (incoming.message ?? "")
   );
 }

@@ -3,7 +3,7 @@
 import { Prisma } from "../db/generated/client.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
-import { isActive, planRequestEnding, type RequestEnding, type RunStatus } from "../domain/lifecycle.ts";
+import { ACTIVE_RUN_STATUSES, isActive, planRequestEnding, type RequestEnding, type RunStatus } from "../domain/lifecycle.ts";
 import { idempotencyKeyOfOtherWork } from "../domain/authority.ts";
 import type { AgentPrincipal, OperatorPrincipal } from "../domain/principal.ts";
 import { cancelPendingApprovalsOf } from "./approvals/cancel-pending-approvals.ts";
@@ -191,8 +191,10 @@ export async function endRequest(
     if (plan === "unchanged") return { result: { requestId, status: request.status }, changes };
     // A failing request's own pending approvals can no longer be acted on.
     if (pending.length > 0) mergeChanges(changes, await cancelPendingApprovalsOf(tx, [requestId], agentActor(agent), now, "the request failed"));
+    // Still active: canceling its own approvals above may have moved it from
+    // PAUSED back to RUNNING, and the row lock rules out anyone else.
     const updated = await tx.request.updateMany({
-      where: { id: requestId, status: request.status },
+      where: { id: requestId, status: { in: [...ACTIVE_RUN_STATUSES] } },
       data: {
         status: plan,
         endedAt: now,

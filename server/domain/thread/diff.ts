@@ -3,7 +3,8 @@
 
 // The ESM entry on purpose: see fast-json-patch.d.ts beside this file.
 import type { Operation } from "fast-json-patch/index.mjs";
-import { canonicalJson, jsonSize } from "../json.ts";
+import { dequal } from "dequal";
+import { jsonSize } from "../json.ts";
 import { jsonPatch } from "./patch.ts";
 import type { KeyOwnership, Owner } from "./ownership.ts";
 
@@ -34,7 +35,7 @@ export function diffParsedStates(from: unknown, to: unknown): Operation[] {
 
 function diffJson(a: unknown, b: unknown): Operation[] {
   if (isContainer(a) && isContainer(b) && Array.isArray(a) === Array.isArray(b)) return jsonPatch(a, b);
-  return canonicalJson(a) === canonicalJson(b) ? [] : [{ op: "replace", path: "", value: b }];
+  return dequal(a, b) ? [] : [{ op: "replace", path: "", value: b }];
 }
 
 /**
@@ -87,18 +88,9 @@ export function topLevelChanges(from: StateObject | null | undefined, to: StateO
     const has = isPresent(after, key);
     if (had && !has) changes.push({ key, change: "removed" });
     else if (!had && has) changes.push({ key, change: "added" });
-    else if (!sameJson(before[key], after[key])) changes.push({ key, change: "changed" });
+    else if (!dequal(before[key], after[key])) changes.push({ key, change: "changed" });
   }
   return changes;
-}
-
-/**
- * JSON equality regardless of key order. Plain JSON.stringify is tried first:
- * when it matches, the canonical forms match too, and it is several times
- * faster than canonicalJson on the large unchanged keys a save usually carries.
- */
-function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b) || canonicalJson(a) === canonicalJson(b);
 }
 
 function rootReplacement(op: Operation, owners: Readonly<Record<string, KeyOwnership>>): KeyChange[] {

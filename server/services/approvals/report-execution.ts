@@ -1,5 +1,6 @@
 // An agent reports what it actually ran under an approval, so the record shows
 // what was asked, what was approved and what ran.
+import { dequal } from "dequal";
 import { DomainError, notFound } from "../../domain/errors.ts";
 import type { AgentPrincipal } from "../../domain/principal.ts";
 import { findApproval } from "../authority.ts";
@@ -25,7 +26,7 @@ export async function reportExecution(
       );
     }
     if (approval.executedAt) {
-      if (JSON.stringify(approval.executedArgs) === JSON.stringify(input.executedArgs)) return { approvalId: approval.id };
+      if (dequal(approval.executedArgs, input.executedArgs)) return { approvalId: approval.id };
       throw new DomainError("CONFLICT", `approval ${approval.id} already has its execution reported at ${approval.executedAt.toISOString()}`);
     }
     // Write-once: of two concurrent reports, the second finds executedAt set.
@@ -35,7 +36,7 @@ export async function reportExecution(
     });
     if (reported.count === 0) {
       const current = await tx.approval.findUniqueOrThrow({ where: { id: approval.id } });
-      if (JSON.stringify(current.executedArgs) === JSON.stringify(input.executedArgs)) return { approvalId: approval.id };
+      if (dequal(current.executedArgs, input.executedArgs)) return { approvalId: approval.id };
       throw new DomainError("CONFLICT", `approval ${approval.id} already has its execution reported at ${current.executedAt!.toISOString()}`);
     }
     await traceApproval(tx, approval, "tool.executed", { approvalId: approval.id, args: input.executedArgs, result: input.result ?? null }, now);
