@@ -26,13 +26,17 @@ export interface TollgateOptions {
   pollMs?: number;
   /** Retries of a call that failed on the network (not on an error answer). */
   networkRetries?: number;
+  /** Names this process when it claims a tool's execution; defaults to a random id per client. */
+  replicaId?: string;
 }
 
 export type GateOutcome<T> =
   | { outcome: "executed"; approvalId: string; result: T; args: unknown; edited: boolean; decision: Decision; alreadyExecuted: boolean }
   | { outcome: "rejected"; approvalId: string; status: "REJECTED" | "EXPIRED"; message?: string; decision: Decision }
   | { outcome: "responded"; approvalId: string; message: string; decision: Decision }
-  | { outcome: "canceled"; approvalId: string };
+  | { outcome: "canceled"; approvalId: string }
+  /** Another replica holds the approval's execution claim and has not reported yet: this one must not run the tool. */
+  | { outcome: "claimedElsewhere"; approvalId: string; claimedAt: string; decision: Decision };
 
 export interface GateOptions {
   reason?: string;
@@ -58,7 +62,8 @@ export function createTollgate(options: TollgateOptions) {
   const pollMs = Math.min(options.pollMs ?? 55_000, 60_000);
   const retries = options.networkRetries ?? 5;
   // Approvals whose tool already ran in this process: a decision delivered twice runs nothing twice.
-  const executed = new Map<string, Promise<unknown>>();
+  const executed = new Map<string, Promise<GateOutcome<unknown>>>();
+  const replicaId = options.replicaId ?? randomUUID();
 
   async function withRetry<T>(call: () => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
@@ -126,8 +131,8 @@ export function createTollgate(options: TollgateOptions) {
 
   /**
    * Turns a decided approval into what the agent does next; runs the tool at
-   * most once: not again in this process (a decision delivered twice), and not
-   * at all when Tollgate already has an execution report for the approval.
+   * most once: not again in this process (a decision delivered twice), and in
+   * no other replica (the server grants the approval's one execution claim).
    */
   async function settle<T>(result: ApprovalResult, proposedArgs: unknown, run: (args: unknown) => Promise<T> | T): Promise<GateOutcome<T>> {
     const { approvalId, decision } = result;
@@ -142,20 +147,30 @@ export function createTollgate(options: TollgateOptions) {
     if (result.execution && !executed.has(approvalId)) {
       return { outcome: "executed", approvalId, result: result.execution.result as T, args: result.execution.args, edited, decision, alreadyExecuted: true };
     }
-    let running = executed.get(approvalId) as Promise<T> | undefined;
-    if (!running) {
-      // Through a promise, so a tool that throws synchronously is remembered as run too.
-      running = Promise.resolve().then(() => run(args));
-      executed.set(approvalId, running);
-      const value = await running;
-      try {
-        await withRetry(() => client.approval.reportExecution.mutate({ approvalId, executedArgs: args as never, result: (value ?? null) as never }));
-      } catch (error) {
-        // The tool ran; failing now would invite a retry that runs it again.
-        console.warn(`tollgate: approval ${approvalId} ran, but reporting the execution failed: ${(error as Error).message}`);
-      }
+    // Set before the first await, so a decision delivered twice at once claims and runs once.
+    let execution = executed.get(approvalId) as Promise<GateOutcome<T>> | undefined;
+    if (!execution) {
+      execution = claimAndRun(approvalId, decision, edited, args, run);
+      executed.set(approvalId, execution);
     }
-    return { outcome: "executed", approvalId, result: await running, args, edited, decision, alreadyExecuted: false };
+    return execution;
+  }
+
+  async function claimAndRun<T>(approvalId: string, decision: Decision, edited: boolean, args: unknown, run: (args: unknown) => Promise<T> | T): Promise<GateOutcome<T>> {
+    const claimKey = `${replicaId}:${approvalId}`;
+    const claim = await withRetry(() => client.approval.claimExecution.mutate({ approvalId, claimKey }));
+    if (!claim.granted) {
+      if (!claim.execution) return { outcome: "claimedElsewhere", approvalId, claimedAt: claim.claimedAt, decision };
+      return { outcome: "executed", approvalId, result: claim.execution.result as T, args: claim.execution.args, edited, decision, alreadyExecuted: true };
+    }
+    const value = await run(args);
+    try {
+      await withRetry(() => client.approval.reportExecution.mutate({ approvalId, executedArgs: args as never, result: (value ?? null) as never, claimKey }));
+    } catch (error) {
+      // The tool ran; failing now would invite a retry that runs it again.
+      console.warn(`tollgate: approval ${approvalId} ran, but reporting the execution failed: ${(error as Error).message}`);
+    }
+    return { outcome: "executed", approvalId, result: value, args, edited, decision, alreadyExecuted: false };
   }
 
   return {

@@ -79,6 +79,37 @@ describe("engine over HTTP", () => {
     expect(runs).toBe(1);
   });
 
+  it("gate: of two replicas settling the same approval at once, only the one holding the execution claim runs the tool", async () => {
+    const sdk = agentSdk(test.url);
+    const { sessionId } = await sdk.openSession({});
+    const begun = await sdk.begin({ sessionId, agent: "mailer" });
+    const asked = await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool: "send_email", args: { to: "a@example.com" } });
+    await operator.approval.decide.mutate({ approvalId: asked.approvalId, action: "approve" });
+    const decided = await sdk.waitForDecision(asked.approvalId);
+
+    let runs = 0;
+    let entered!: () => void;
+    const running = new Promise<void>((resolve) => (entered = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const first = agentSdk(test.url).settle(decided, { to: "a@example.com" }, async () => {
+      runs++;
+      entered();
+      await released;
+      return "sent";
+    });
+    await running;
+    // The first replica is inside the tool: the second may not start it.
+    const second = await agentSdk(test.url).settle(decided, { to: "a@example.com" }, () => ++runs);
+    expect(second).toMatchObject({ outcome: "claimedElsewhere", approvalId: asked.approvalId });
+    release();
+    expect(await first).toMatchObject({ outcome: "executed", result: "sent", alreadyExecuted: false });
+    // Once reported, a late replica learns what ran.
+    const late = await agentSdk(test.url).settle(decided, { to: "a@example.com" }, () => ++runs);
+    expect(late).toMatchObject({ outcome: "executed", result: "sent", alreadyExecuted: true });
+    expect(runs).toBe(1);
+  });
+
   it("parallel pauses: two agents under one orchestrator pause it until both are decided", async () => {
     const sdk = agentSdk(test.url);
     const { sessionId } = await sdk.openSession({});

@@ -447,4 +447,40 @@ describe("ending requests and reporting executions", () => {
       code: "CONFLICT",
     });
   });
+
+  it("claimExecution: one claim per approval; the holder may retry, others learn when it was claimed and, once reported, what ran", async () => {
+    const agent = agentCaller(app.deps);
+    const operator = await operatorCaller(app.deps);
+    const { sessionId } = await agent.session.open({});
+    const begun = await agent.request.begin({ sessionId, agent: "mailer" });
+    const asked = await agent.approval.request({ requestId: begun.requestId, tool: "send_email", args: { to: "a@example.com" } });
+    await expect(agent.approval.claimExecution({ approvalId: asked.approvalId, claimKey: "replica-a" })).rejects.toMatchObject({ code: "PRECONDITION_FAILED" });
+    await operator.approval.decide({ approvalId: asked.approvalId, action: "approve" });
+
+    const claims = await Promise.all(["replica-a", "replica-b"].map((claimKey) => agent.approval.claimExecution({ approvalId: asked.approvalId, claimKey })));
+    expect(claims.filter((claim) => claim.granted)).toHaveLength(1);
+    const holder = claims[0]!.granted ? "replica-a" : "replica-b";
+    const other = holder === "replica-a" ? "replica-b" : "replica-a";
+    expect(await agent.approval.claimExecution({ approvalId: asked.approvalId, claimKey: holder })).toMatchObject({ granted: true });
+    expect(await agent.approval.claimExecution({ approvalId: asked.approvalId, claimKey: other })).toMatchObject({ granted: false, execution: null });
+    await expect(
+      agent.approval.reportExecution({ approvalId: asked.approvalId, executedArgs: { to: "a@example.com" }, claimKey: other }),
+    ).rejects.toMatchObject({ code: "CONFLICT", message: expect.stringContaining("another replica") });
+
+    await agent.approval.reportExecution({ approvalId: asked.approvalId, executedArgs: { to: "a@example.com" }, result: { sent: 1 }, claimKey: holder });
+    expect(await agent.approval.claimExecution({ approvalId: asked.approvalId, claimKey: holder })).toMatchObject({
+      granted: false,
+      execution: { args: { to: "a@example.com" }, result: { sent: 1 } },
+    });
+  });
+
+  it("claimExecution: a rejected approval has nothing to claim", async () => {
+    const agent = agentCaller(app.deps);
+    const operator = await operatorCaller(app.deps);
+    const { sessionId } = await agent.session.open({});
+    const begun = await agent.request.begin({ sessionId, agent: "mailer" });
+    const asked = await agent.approval.request({ requestId: begun.requestId, tool: "send_email", args: {} });
+    await operator.approval.decide({ approvalId: asked.approvalId, action: "reject", message: "no" });
+    await expect(agent.approval.claimExecution({ approvalId: asked.approvalId, claimKey: "replica-a" })).rejects.toMatchObject({ code: "PRECONDITION_FAILED" });
+  });
 });

@@ -7,6 +7,7 @@ import { getApproval, listApprovals } from "../../services/approvals/approval-li
 import { awaitApproval } from "../../services/approvals/await-approval.ts";
 import { decideApproval } from "../../services/approvals/decide-approval.ts";
 import { decideMany } from "../../services/approvals/decide-many.ts";
+import { claimExecution } from "../../services/approvals/claim-execution.ts";
 import { reportExecution } from "../../services/approvals/report-execution.ts";
 import { requestApproval } from "../../services/approvals/request-approval.ts";
 import { openAgentDecisionStream } from "../../services/decision-stream.ts";
@@ -16,6 +17,7 @@ import { zCondition } from "./policy.types.ts";
 import { agentProcedure, deciderProcedure, operatorProcedure, router } from "../trpc.ts";
 
 const MAX_AWAIT_MS = 60_000;
+const zClaimKey = z.string().min(1).max(200);
 
 const zDecideResult = z.object({
   approvalId: z.string(),
@@ -69,8 +71,32 @@ export const approvalRouter = router({
       })();
     }),
 
+  /** Takes the approval's one execution claim before running the tool: granted to one replica only. */
+  claimExecution: agentProcedure
+    .input(z.object({ approvalId: zId("apr"), claimKey: zClaimKey }))
+    .output(
+      z.discriminatedUnion("granted", [
+        z.object({ approvalId: z.string(), granted: z.literal(true), claimedAt: z.string() }),
+        z.object({
+          approvalId: z.string(),
+          granted: z.literal(false),
+          claimedAt: z.string(),
+          execution: z.object({ args: z.unknown(), result: z.unknown(), at: z.string() }).nullable(),
+        }),
+      ]),
+    )
+    .mutation(({ ctx, input }) => claimExecution(ctx.deps, ctx.agent, input)),
+
   reportExecution: agentProcedure
-    .input(z.object({ approvalId: zId("apr"), executedArgs: zJson(LIMITS.argsBytes), result: zJson(LIMITS.argsBytes).optional() }))
+    .input(
+      z.object({
+        approvalId: zId("apr"),
+        executedArgs: zJson(LIMITS.argsBytes),
+        result: zJson(LIMITS.argsBytes).optional(),
+        /** The key the execution was claimed with; a report under another replica's claim is refused. */
+        claimKey: zClaimKey.optional(),
+      }),
+    )
     .output(z.object({ approvalId: z.string() }))
     .mutation(({ ctx, input }) => reportExecution(ctx.deps, ctx.agent, input)),
 

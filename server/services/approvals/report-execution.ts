@@ -12,7 +12,7 @@ import { jsonColumn, traceApproval } from "./finish-approval.ts";
 export async function reportExecution(
   deps: ServiceDeps,
   agent: AgentPrincipal,
-  input: { approvalId: string; executedArgs: unknown; result?: unknown },
+  input: { approvalId: string; executedArgs: unknown; result?: unknown; claimKey?: string },
 ) {
   const now = deps.now();
   return transact(deps, async (tx) => {
@@ -28,6 +28,9 @@ export async function reportExecution(
     if (approval.executedAt) {
       if (dequal(approval.executedArgs, input.executedArgs)) return { approvalId: approval.id };
       throw new DomainError("CONFLICT", `approval ${approval.id} already has its execution reported at ${approval.executedAt.toISOString()}`);
+    }
+    if (input.claimKey && approval.executionClaimKey && approval.executionClaimKey !== input.claimKey) {
+      throw new DomainError("CONFLICT", `approval ${approval.id}'s execution was claimed by another replica at ${approval.executionClaimedAt?.toISOString()}; only that one may report it`);
     }
     // Write-once: of two concurrent reports, the second finds executedAt set.
     const reported = await tx.approval.updateMany({
