@@ -45,17 +45,37 @@ export interface RequestRow {
 /**
  * A request of the workspace that the agent may act on; null when it does not
  * exist or belongs to work the agent has no authority over (the caller answers
- * both with the same NOT_FOUND). `lock` locks the request row until commit.
- * A null agent reads any request of the workspace: only for naming a
- * parentRequestId, which any key may do (a call chain crosses services and keys).
+ * both with the same NOT_FOUND). `lockChain` locks the request and every
+ * ancestor in id order until commit (step 1 of the lock order in locks.ts) and
+ * reads the request behind the lock. A null agent reads any request of the
+ * workspace: only for naming a parentRequestId, which any key may do (a call
+ * chain crosses services and keys).
  */
-export async function findRequest(db: Db, workspaceId: string, requestId: string, agent: AgentPrincipal | null, options: { lock?: boolean } = {}): Promise<RequestRow | null> {
+export async function findRequest(
+  db: Db,
+  workspaceId: string,
+  requestId: string,
+  agent: AgentPrincipal | null,
+  options: { lockChain?: boolean } = {},
+): Promise<RequestRow | null> {
   const authority = agent ? keyAtOrAbove("Request", "r", agent.agentKeyId) : Prisma.sql`true`;
-  const [row] = await db.$queryRaw<(RequestRow & { agent: string; keyAtOrAbove: boolean })[]>`
+  const rows = await db.$queryRaw<(RequestRow & { agent: string; keyAtOrAbove: boolean })[]>`
+    ${
+      options.lockChain
+        ? Prisma.sql`WITH RECURSIVE chain AS (
+            SELECT id, "parentRequestId", 1 AS depth FROM "Request" WHERE id = ${requestId} AND "workspaceId" = ${workspaceId}
+            UNION
+            SELECT up.id, up."parentRequestId", chain.depth + 1
+            FROM "Request" up JOIN chain ON up.id = chain."parentRequestId"
+            WHERE chain.depth < 1000
+          )`
+        : Prisma.empty
+    }
     SELECT r.id, r."sessionId", r."taskId", r.status, r."resumeUrl", t.agent, ${authority} AS "keyAtOrAbove"
     FROM "Request" r JOIN "Task" t ON t.id = r."taskId"
-    WHERE r.id = ${requestId} AND r."workspaceId" = ${workspaceId}
-    ${options.lock ? Prisma.sql`FOR UPDATE OF r` : Prisma.empty}`;
+    WHERE ${options.lockChain ? Prisma.sql`r.id IN (SELECT id FROM chain)` : Prisma.sql`r.id = ${requestId} AND r."workspaceId" = ${workspaceId}`}
+    ${options.lockChain ? Prisma.sql`ORDER BY r.id FOR UPDATE OF r` : Prisma.empty}`;
+  const row = rows.find((candidate) => candidate.id === requestId);
   if (!row || (agent && !mayActOn(agent, row))) return null;
   const { agent: _agent, keyAtOrAbove: _keyAtOrAbove, ...request } = row;
   return request;
@@ -79,16 +99,16 @@ export interface TaskRow {
 
 /**
  * A task of the workspace that the agent may act on, with its thread config;
- * null when it does not exist or the agent has no authority over it. `lock:
- * "share"` holds a shared lock on the task row, so a concurrent cancel (which
- * locks it for update) is seen.
+ * null when it does not exist or the agent has no authority over it. `lock`
+ * locks the task row until commit (step 3 of the lock order in locks.ts): a
+ * concurrent cancel is seen, and two follow-on requests in the task queue.
  */
-export async function findTask(db: Db, agent: AgentPrincipal, taskId: string, options: { lock?: "share" } = {}): Promise<TaskRow | null> {
+export async function findTask(db: Db, agent: AgentPrincipal, taskId: string, options: { lock?: boolean } = {}): Promise<TaskRow | null> {
   const [row] = await db.$queryRaw<(TaskRow & { keyAtOrAbove: boolean })[]>`
     SELECT t.id, t."sessionId", t.agent, t.kind, t.status, c.config, c.ownership, ${keyAtOrAbove("Task", "t", agent.agentKeyId)} AS "keyAtOrAbove"
     FROM "Task" t LEFT JOIN "ThreadConfig" c ON c."taskId" = t.id
     WHERE t.id = ${taskId} AND t."workspaceId" = ${agent.workspaceId}
-    ${options.lock === "share" ? Prisma.sql`FOR SHARE OF t` : Prisma.empty}`;
+    ${options.lock ? Prisma.sql`FOR UPDATE OF t` : Prisma.empty}`;
   if (!row || !mayActOn(agent, row)) return null;
   const { keyAtOrAbove: _keyAtOrAbove, ...task } = row;
   return { ...task, config: parseJsonColumn(task.config), ownership: parseJsonColumn(task.ownership) };

@@ -49,26 +49,16 @@ export function adjustPendingAlongChain(tx: Tx, requestId: string, delta: number
 
 /**
  * The same for many requests at once, in one statement: deltas that meet on a
- * shared ancestor are summed, so each row is updated once.
+ * shared ancestor are summed, so each row is updated once. The caller has
+ * locked the chains (lockChain or lockChains in locks.ts).
  */
 export async function adjustPendingAlongChains(tx: Tx, adjustments: { requestId: string; delta: number }[]): Promise<RequestChange[]> {
   if (adjustments.length === 0) return [];
   const ids = adjustments.map((adjustment) => adjustment.requestId);
   const deltas = adjustments.map((adjustment) => adjustment.delta);
-  // Lock the whole chain first, in id order (so concurrent chains cannot
-  // deadlock), and read each status behind the lock: under READ COMMITTED a
-  // status read in the update itself could predate a concurrent commit.
-  const before = await tx.$queryRaw<{ id: string; status: RunStatus }[]>`
-    WITH RECURSIVE chain AS (
-      SELECT id, "parentRequestId", 1 AS depth FROM "Request" WHERE id = ANY(${ids}::text[])
-      UNION
-      SELECT r.id, r."parentRequestId", chain.depth + 1
-      FROM "Request" r JOIN chain ON r.id = chain."parentRequestId"
-      WHERE chain.depth < 1000
-    )
-    SELECT r.id, r.status FROM "Request" r WHERE r.id IN (SELECT id FROM chain) ORDER BY r.id FOR UPDATE OF r`;
-  const oldStatus = new Map(before.map((row) => [row.id, row.status]));
-  const rows = await tx.$queryRaw<{ id: string; taskId: string; sessionId: string; workspaceId: string; status: RunStatus }[]>`
+  // The caller holds these chains' locks (locks.ts), so the row read as `old`
+  // is the row being updated: its status is the one before this change.
+  const rows = await tx.$queryRaw<{ id: string; taskId: string; sessionId: string; workspaceId: string; status: RunStatus; oldStatus: RunStatus }[]>`
     WITH RECURSIVE seed AS (
       SELECT * FROM unnest(${ids}::text[], ${deltas}::int[]) AS s(id, delta)
     ), chain AS (
@@ -88,11 +78,11 @@ export async function adjustPendingAlongChains(tx: Tx, adjustments: { requestId:
           ELSE r.status
         END,
         "updatedAt" = now()
-    FROM totals
+    FROM totals JOIN "Request" old ON old.id = totals.id
     WHERE r.id = totals.id
-    RETURNING r.id, r."taskId", r."sessionId", r."workspaceId", r.status`;
+    RETURNING r.id, r."taskId", r."sessionId", r."workspaceId", r.status, old.status AS "oldStatus"`;
   return rows
-    .filter((row) => row.status !== oldStatus.get(row.id))
+    .filter((row) => row.status !== row.oldStatus)
     .map((row) => ({ workspaceId: row.workspaceId, requestId: row.id, taskId: row.taskId, sessionId: row.sessionId, status: row.status }));
 }
 

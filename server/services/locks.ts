@@ -1,14 +1,64 @@
 // Row locks taken at the start of a use case, so that what it read cannot
 // change underneath it before commit (PostgreSQL runs READ COMMITTED).
+//
+// THE LOCK ORDER. Every use case that writes the engine's rows locks them in
+// this order, and within each kind in id order, so that two use cases can wait
+// on each other but never in a circle (no deadlocks, only queues):
+//
+//   1. Requests: the whole call chain at once, the request and every ancestor,
+//      in one statement ordered by id (lockChain, lockChains). A use case never
+//      locks a request alone and its ancestors later.
+//   2. Approvals of those requests, in id order (a decision's conditional
+//      write, a cancellation's SELECT ... FOR UPDATE).
+//   3. Tasks, in id order (refreshTaskStatuses; a follow-on request's task).
+//   4. The workspace's audit chain head (an advisory lock taken by the append).
+//
+// Rows created by the use case itself (a new request, approval or task) are
+// invisible to others until commit, so they take no place in the order.
+// PGlite runs one transaction at a time and never waits; the order matters on
+// PostgreSQL, where test/lock-order.test.ts races the use cases in pairs.
 import type { AgentPrincipal } from "../domain/principal.ts";
-import { findRequest } from "./authority.ts";
+import { findRequest, type RequestRow } from "./authority.ts";
 import type { Tx } from "./deps.ts";
 
 /**
- * Reads a request and locks its row until commit, so its status cannot change
- * underneath. Null when it does not exist or `agent` may not act on it (see
- * server/domain/authority.ts); a null agent is only for naming a parent request.
+ * Locks the call chains of these requests (each request and its ancestors)
+ * in id order, in one statement. Unknown ids lock nothing.
  */
-export function lockRequest(tx: Tx, workspaceId: string, requestId: string, agent: AgentPrincipal | null) {
-  return findRequest(tx, workspaceId, requestId, agent, { lock: true });
+export async function lockChains(tx: Tx, requestIds: string[]): Promise<{ id: string; taskId: string }[]> {
+  if (requestIds.length === 0) return [];
+  return tx.$queryRaw<{ id: string; taskId: string }[]>`
+    WITH RECURSIVE chain AS (
+      SELECT id, "parentRequestId", 1 AS depth FROM "Request" WHERE id = ANY(${requestIds}::text[])
+      UNION
+      SELECT r.id, r."parentRequestId", chain.depth + 1
+      FROM "Request" r JOIN chain ON r.id = chain."parentRequestId"
+      WHERE chain.depth < 1000
+    )
+    SELECT r.id, r."taskId" FROM "Request" r WHERE r.id IN (SELECT id FROM chain) ORDER BY r.id FOR UPDATE OF r`;
+}
+
+/** Locks the pending approvals of these requests in id order (lock order step 2); returns their ids. */
+export async function lockPendingApprovals(tx: Tx, requestIds: string[]): Promise<string[]> {
+  if (requestIds.length === 0) return [];
+  const rows = await tx.$queryRaw<{ id: string }[]>`
+    SELECT id FROM "Approval" WHERE "requestId" = ANY(${requestIds}::text[]) AND status = 'PENDING' ORDER BY id FOR UPDATE`;
+  return rows.map((row) => row.id);
+}
+
+/** Locks these tasks in id order (lock order step 3). */
+export async function lockTasks(tx: Tx, taskIds: Iterable<string>): Promise<void> {
+  const ids = [...new Set(taskIds)].sort();
+  if (ids.length === 0) return;
+  await tx.$queryRaw`SELECT id FROM "Task" WHERE id = ANY(${ids}::text[]) ORDER BY id FOR UPDATE`;
+}
+
+/**
+ * Locks a request's call chain (lock order step 1) and reads the request as it
+ * is behind the lock, in one statement. Null when it does not exist or `agent`
+ * may not act on it (see server/domain/authority.ts); a null agent is only for
+ * naming a parent request.
+ */
+export function lockChain(tx: Tx, workspaceId: string, requestId: string, agent: AgentPrincipal | null): Promise<RequestRow | null> {
+  return findRequest(tx, workspaceId, requestId, agent, { lockChain: true });
 }

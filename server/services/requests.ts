@@ -7,7 +7,7 @@ import { ACTIVE_RUN_STATUSES, isActive, planRequestEnding, type RequestEnding, t
 import { idempotencyKeyOfOtherWork } from "../domain/authority.ts";
 import type { AgentPrincipal, OperatorPrincipal } from "../domain/principal.ts";
 import { cancelPendingApprovalsOf } from "./approvals/cancel-pending-approvals.ts";
-import { lockRequest } from "./locks.ts";
+import { lockChain, lockChains, lockPendingApprovals, lockTasks } from "./locks.ts";
 import { appendAudit, type Actor } from "./audit.ts";
 import { findRequest, findTask, mayActOnRequest } from "./authority.ts";
 import { mergeChanges, noChanges, refreshTaskStatuses, type Changes } from "./cascade.ts";
@@ -115,7 +115,7 @@ async function loadParent(tx: Tx, workspaceId: string, parentRequestId: string, 
   // Any key of the workspace may name any request as its caller: that is how a
   // call chain crosses services, each with its own key. It delegates this new
   // work to the parent's key, and gains the caller nothing over the parent.
-  const parent = await lockRequest(tx, workspaceId, parentRequestId, null);
+  const parent = await lockChain(tx, workspaceId, parentRequestId, null);
   if (!parent) throw notFound("parent request", parentRequestId);
   if (parent.sessionId !== sessionId) {
     throw new DomainError(
@@ -134,8 +134,10 @@ async function loadParent(tx: Tx, workspaceId: string, parentRequestId: string, 
 
 /** A follow-on request needs authority over the task, whatever parent it names. */
 async function continueTask(tx: Tx, caller: AgentPrincipal, taskId: string, sessionId: string, agent: string): Promise<string> {
-  // Shared lock: a concurrent cancel of the task (which locks it) is seen.
-  const task = await findTask(tx, caller, taskId, { lock: "share" });
+  // Locked for update, after the parent's chain (lock order): a concurrent
+  // cancel is seen, and a second follow-on in this task waits its turn rather
+  // than sharing the lock and deadlocking when both raise it to update.
+  const task = await findTask(tx, caller, taskId, { lock: true });
   if (!task) throw notFound("task", taskId);
   if (task.sessionId !== sessionId) {
     throw new DomainError("BAD_INPUT", `task ${taskId} belongs to session ${task.sessionId}, not ${sessionId}`);
@@ -184,7 +186,7 @@ export async function endRequest(
     const changes = noChanges();
     // Locked first: an approval requested concurrently either committed before
     // (and is read below) or waits and then finds the request ended.
-    const request = await lockRequest(tx, agent.workspaceId, requestId, agent);
+    const request = await lockChain(tx, agent.workspaceId, requestId, agent);
     if (!request) throw notFound("request", requestId);
     const pending = await tx.approval.findMany({ where: { requestId, status: "PENDING" }, select: { id: true } });
     const plan = planRequestEnding({ requestId, status: request.status, pendingApprovalIds: pending.map((p) => p.id) }, ending);
@@ -272,17 +274,30 @@ export async function cancelTask(deps: ServiceDeps, by: OperatorPrincipal | Agen
           UNION SELECT t.id FROM "Task" t JOIN subtree s ON t."parentTaskId" = s.id
         ) SELECT id FROM subtree`
     ).map((row) => row.id);
-    // The tasks are locked first, so no new request begins in them meanwhile;
-    // then the active requests are locked, so none completes or asks for
-    // approval between this read and the cancellation below.
-    await tx.$queryRaw`SELECT id FROM "Task" WHERE id = ANY(${taskIds}::text[]) ORDER BY id FOR UPDATE`;
-    const active = await tx.$queryRaw<{ id: string }[]>`
-      WITH RECURSIVE calls AS (
-        SELECT id FROM "Request" WHERE "taskId" = ANY(${taskIds}::text[]) AND status IN ('RUNNING', 'PAUSED')
-        UNION SELECT r.id FROM "Request" r JOIN calls c ON r."parentRequestId" = c.id
-      )
-      SELECT r.id FROM "Request" r WHERE r.id IN (SELECT id FROM calls) ORDER BY r.id FOR UPDATE OF r`;
-    const lockedIds = active.map((row) => row.id);
+    // In the lock order (locks.ts): the active requests' chains, their pending
+    // approvals, then every task this can change. With the subtree's tasks
+    // locked no new request begins in them; one begun between the read above
+    // and that lock is picked up by the second read below.
+    const activeIn = async (exclude: string[]) =>
+      (
+        await tx.$queryRaw<{ id: string }[]>`
+          WITH RECURSIVE calls AS (
+            SELECT id FROM "Request" WHERE "taskId" = ANY(${taskIds}::text[]) AND status IN ('RUNNING', 'PAUSED')
+            UNION SELECT r.id FROM "Request" r JOIN calls c ON r."parentRequestId" = c.id
+          )
+          SELECT id FROM calls WHERE NOT (id = ANY(${exclude}::text[]))`
+      ).map((row) => row.id);
+    const lockedIds = await activeIn([]);
+    const chains = await lockChains(tx, lockedIds);
+    await lockPendingApprovals(tx, lockedIds);
+    await lockTasks(tx, [...taskIds, ...chains.map((row) => row.taskId)]);
+    const latecomers = await activeIn(lockedIds);
+    if (latecomers.length > 0) {
+      // Out of order, but only for requests committed in the last instant.
+      const more = await lockChains(tx, latecomers);
+      await lockTasks(tx, more.map((row) => row.taskId));
+      lockedIds.push(...latecomers);
+    }
     mergeChanges(changes, await cancelPendingApprovalsOf(tx, lockedIds, actor, now, reason ?? `task ${taskId} was canceled`));
     const requests = await tx.$queryRaw<{ id: string; taskId: string; sessionId: string }[]>`
       UPDATE "Request" SET status = 'CANCELED', "endedAt" = ${now}, "updatedAt" = ${now}

@@ -3,21 +3,21 @@
 import { appendAuditEntries, type Actor } from "../audit.ts";
 import { adjustPendingAlongChains, mergeChanges, noChanges, refreshTaskStatuses, type Changes } from "../cascade.ts";
 import type { Tx } from "../deps.ts";
+import { lockPendingApprovals } from "../locks.ts";
 
 /**
  * Cancels the pending approvals on these requests, inside the caller's
- * transaction, in a fixed number of statements however many there are (a
+ * transaction (which holds the requests' chain locks, see locks.ts), in a fixed number of statements however many there are (a
  * canceled task tree can hold thousands); the caller publishes the returned
  * changes after commit. No webhook is sent: the request itself ended.
  */
 export async function cancelPendingApprovalsOf(tx: Tx, requestIds: string[], actor: Actor, now: Date, reason: string): Promise<Changes> {
   const changes = noChanges();
   if (requestIds.length === 0) return changes;
-  // Locked first, so a decision racing with the cancellation waits and then finds them ended.
-  const locked = await tx.$queryRaw<{ id: string }[]>`
-    SELECT id FROM "Approval" WHERE "requestId" = ANY(${requestIds}::text[]) AND status = 'PENDING' ORDER BY id FOR UPDATE`;
-  if (locked.length === 0) return changes;
-  const ids = locked.map((row) => row.id);
+  // Locked first (after the requests' chains, which the caller holds), so a
+  // decision racing with the cancellation waits and then finds them ended.
+  const ids = await lockPendingApprovals(tx, requestIds);
+  if (ids.length === 0) return changes;
   const pending = await tx.approval.findMany({ where: { id: { in: ids } } });
   const written = {
     status: "CANCELED" as const,

@@ -19,6 +19,7 @@ import { noChanges, type Changes } from "../cascade.ts";
 import type { ServiceDeps, Tx } from "../deps.ts";
 import { publishChanges, transact } from "../transaction.ts";
 import { decisionPayload, storedDecisionOf } from "./approval-views.ts";
+import { lockChains } from "../locks.ts";
 import { finishApproval, type ApprovalWithAgent, type Ending } from "./finish-approval.ts";
 import { assertMayRemember, rememberDecision, type RememberInput } from "./remember-decision.ts";
 
@@ -122,6 +123,7 @@ async function castVote(
   actor: Actor,
   now: Date,
 ): Promise<DecisionOutcome | null> {
+  await lockChains(tx, [approval.requestId]);
   const [locked] = await tx.$queryRaw<{ status: ApprovalStatus }[]>`SELECT status FROM "Approval" WHERE id = ${approval.id} FOR UPDATE`;
   if (locked?.status !== "PENDING") return null;
   const key = { approvalId_operatorId: { approvalId: approval.id, operatorId: operator.operatorId } };

@@ -6,6 +6,7 @@ import { newId } from "../../domain/ids.ts";
 import type { DecisionAction } from "../../domain/lifecycle.ts";
 import { appendAudit, type Actor } from "../audit.ts";
 import { adjustPendingAlongChain, refreshTaskStatuses, type Changes } from "../cascade.ts";
+import { lockChains } from "../locks.ts";
 import type { ServiceDeps, Tx } from "../deps.ts";
 import type { ReceiptSubject } from "../receipts.ts";
 
@@ -80,6 +81,8 @@ export async function finishApproval(
         ? null
         : await signReceipt(deps, { ...row, agent: task.agent, approvedArgs, decidedBy: ending.decidedBy, decidedAt: now }),
   };
+  // The chain before the approval (lock order, locks.ts); then the conditional write decides who won.
+  await lockChains(tx, [row.requestId]);
   const won = await tx.approval.updateMany({
     where: { id: row.id, status: "PENDING" },
     data: { ...written, approvedArgs: jsonColumn(written.approvedArgs) },

@@ -13,7 +13,7 @@ import { appendAudit } from "../audit.ts";
 import { mayActOnRequest } from "../authority.ts";
 import { adjustPendingAlongChain, mergeChanges, noChanges, refreshTaskStatuses, type Changes } from "../cascade.ts";
 import type { ServiceDeps, Tx } from "../deps.ts";
-import { lockRequest } from "../locks.ts";
+import { lockChain } from "../locks.ts";
 import { policySetFor } from "../policies/policy-cache.ts";
 import { isUniqueViolation, publishChanges, transact } from "../transaction.ts";
 import { approvalResult, type ApprovalResult } from "./approval-views.ts";
@@ -71,7 +71,7 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
       const changes = noChanges();
       // Locked: a concurrent request.fail or task.cancel either ends the request
       // first (and this is refused) or waits and then cancels this approval too.
-      const request = await lockRequest(tx, workspaceId, input.requestId, agent);
+      const request = await lockChain(tx, workspaceId, input.requestId, agent);
       if (!request) throw notFound("request", input.requestId);
       if (!isActive(request.status)) {
         throw new DomainError(

@@ -1,0 +1,137 @@
+// The global lock order (server/services/locks.ts) on PostgreSQL, where
+// transactions really run at once: use cases that touch the same call chain,
+// raced in pairs, never deadlock. PGlite runs one transaction at a time, so
+// these races cannot happen there and the file is skipped on it.
+import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PrismaClient } from "../server/db/generated/client.ts";
+import { EventBus } from "../server/events/bus.ts";
+import { createServiceDeps, type ServiceDeps } from "../server/services/deps.ts";
+import { agentCaller, operatorCaller, TEST_TARGET, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
+
+let db: TestDatabase;
+let app: TestApp;
+useFreshApp((created) => (db = created), (fresh) => (app = fresh));
+
+const ROUNDS = 20;
+
+/** The database's deadlock count, read from a new connection after the racers' connections closed. */
+async function deadlocks(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ deadlocks: string }>(
+      "SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()",
+    );
+    return Number(rows[0]!.deadlocks);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Runs `race` against its own connection pool and returns how many deadlocks
+ * PostgreSQL detected meanwhile. A backend reports its statistics when it
+ * exits, so the pool is closed (and its backends gone) before counting.
+ */
+async function deadlocksDuring(url: string, race: (deps: ServiceDeps) => Promise<void>): Promise<number> {
+  const before = await deadlocks(url);
+  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 8 }) });
+  const deps = createServiceDeps(prisma, new EventBus());
+  await deps.receipts.ready();
+  try {
+    await race(deps);
+  } finally {
+    await prisma.$disconnect();
+  }
+  // Backends flush their counters as they exit; wait until every racer has gone.
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    for (let tries = 0; tries < 200; tries++) {
+      const { rows } = await admin.query<{ n: string }>(
+        "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'",
+      );
+      if (Number(rows[0]!.n) === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await admin.query("SELECT pg_stat_clear_snapshot()");
+  } finally {
+    await admin.end();
+  }
+  return (await deadlocks(url)) - before;
+}
+
+describe.skipIf(TEST_TARGET !== "postgres")("lock order (PostgreSQL)", () => {
+  let url: string;
+  beforeAll(() => {
+    url = db.url!;
+  });
+  afterAll(() => undefined);
+
+  it("lock order: two follow-on requests begun at once in one task never deadlock", async () => {
+    const setup = agentCaller(app.deps);
+    const { sessionId } = await setup.session.open({});
+    const found = await deadlocksDuring(url, async (deps) => {
+      const agent = agentCaller(deps);
+      for (let round = 0; round < ROUNDS; round++) {
+        const first = await agent.request.begin({ sessionId, agent: "worker" });
+        await agent.request.complete({ requestId: first.requestId });
+        const begun = await Promise.all([0, 1].map(() => agent.request.begin({ sessionId, agent: "worker", taskId: first.taskId })));
+        expect(new Set(begun.map((b) => b.taskId))).toEqual(new Set([first.taskId]));
+      }
+    });
+    expect(found).toBe(0);
+  });
+
+  it("lock order: request.fail racing approval.decide on the request's own approval never deadlocks", async () => {
+    const setup = agentCaller(app.deps);
+    const { sessionId } = await setup.session.open({});
+    const found = await deadlocksDuring(url, async (deps) => {
+      const agent = agentCaller(deps);
+      const operator = await operatorCaller(deps);
+      for (let round = 0; round < ROUNDS; round++) {
+        const parent = await agent.request.begin({ sessionId, agent: "planner", kind: "orchestrator" });
+        const child = await agent.request.begin({ sessionId, agent: "mailer", parentRequestId: parent.requestId });
+        const asked = await agent.approval.request({ requestId: child.requestId, tool: "send_email", args: { round } });
+        const [failed, decided] = await Promise.allSettled([
+          agent.request.fail({ requestId: child.requestId, error: { message: "gave up" } }),
+          operator.approval.decide({ approvalId: asked.approvalId, action: "approve" }),
+        ]);
+        expect(failed.status).toBe("fulfilled");
+        // The decision either came first, or found the approval canceled with its request.
+        if (decided.status === "rejected") expect(decided.reason).toMatchObject({ code: "CONFLICT" });
+        const approval = await deps.prisma.approval.findUniqueOrThrow({ where: { id: asked.approvalId } });
+        expect(["APPROVED", "CANCELED"]).toContain(approval.status);
+      }
+    });
+    expect(found).toBe(0);
+  });
+
+  it("lock order: approval.request racing approval.decide in one call chain never deadlocks", async () => {
+    const setup = agentCaller(app.deps);
+    const { sessionId } = await setup.session.open({});
+    const found = await deadlocksDuring(url, async (deps) => {
+      const agent = agentCaller(deps);
+      const operator = await operatorCaller(deps);
+      for (let round = 0; round < ROUNDS; round++) {
+        const parent = await agent.request.begin({ sessionId, agent: "planner", kind: "orchestrator" });
+        const child = await agent.request.begin({ sessionId, agent: "mailer", parentRequestId: parent.requestId });
+        const first = await agent.approval.request({ requestId: child.requestId, tool: "send_email", args: { round } });
+        const [second] = await Promise.all([
+          agent.approval.request({ requestId: child.requestId, tool: "send_sms", args: { round } }),
+          operator.approval.decide({ approvalId: first.approvalId, action: "approve" }),
+        ]);
+        const chain = await deps.prisma.request.findMany({ where: { id: { in: [parent.requestId, child.requestId] } } });
+        // The second approval still pauses the whole chain, whichever committed first.
+        expect(chain.map((row) => [row.status, row.pendingApprovals])).toEqual([
+          ["PAUSED", 1],
+          ["PAUSED", 1],
+        ]);
+        await operator.approval.decide({ approvalId: second.approvalId, action: "reject", message: "no" });
+      }
+    });
+    expect(found).toBe(0);
+  });
+});
