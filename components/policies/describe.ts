@@ -46,7 +46,7 @@ export function describeMatch(match: StoredRule["match"]): string[] {
   return parts.length ? parts : ["every call"];
 }
 
-const ALL_ACTIONS = ["approve", "reject", "edit", "respond"];
+const ALL_ACTIONS = ["approve", "reject", "edit", "respond"] as const;
 
 /** What happens to a matching call, in one sentence. */
 export function describeOutcome(rule: Pick<StoredRule, "outcome" | "message" | "role" | "approvers" | "allow" | "timeoutMs" | "onTimeout" | "allowApproveOnTimeout">): string {

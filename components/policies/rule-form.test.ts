@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { describeMatch, describeOutcome } from "./describe";
 import { durationFromMs, durationToMs } from "./duration";
+import { parseJsonObject, parseJsonText } from "./json-text";
 import { buildRuleInput, emptyCondition, emptyForm, errorsFromServer, fieldKey, formFromRule, valueFromText, valueToText, type RuleForm, type StoredRule } from "./rule-form";
 
 const form = (overrides: Partial<RuleForm>): RuleForm => ({ ...emptyForm(), name: "a rule", ...overrides });
@@ -171,5 +172,22 @@ describe("rule list: rules in words", () => {
     expect(describeOutcome({ ...base, outcome: "require", role: "ADMIN", approvers: 2, allow: ["approve", "reject"], timeoutMs: 3_600_000, onTimeout: "cancel" })).toBe(
       "A person decides: 2 admins; approve, reject; after 1h 00m it is canceled",
     );
+  });
+});
+
+describe("dry run: JSON typed into a textarea", () => {
+  it("parses JSON, and says where invalid JSON breaks", () => {
+    expect(parseJsonText('{"path": "/etc"}', "required")).toEqual({ ok: true, value: { path: "/etc" } });
+    const broken = parseJsonText("{path: 1}", "required");
+    expect(broken.ok ? "" : broken.message).toMatch(/^not valid JSON: /);
+    expect(parseJsonText("  ", "required").ok).toBe(false);
+    expect(parseJsonText("", { value: {} })).toEqual({ ok: true, value: {} });
+  });
+
+  it("session metadata must be an object, or left empty", () => {
+    expect(parseJsonObject("")).toEqual({ ok: true, value: undefined });
+    expect(parseJsonObject('{"tier":"gold"}')).toEqual({ ok: true, value: { tier: "gold" } });
+    expect(parseJsonObject("[1]").ok).toBe(false);
+    expect(parseJsonObject("null").ok).toBe(false);
   });
 });
