@@ -25,7 +25,7 @@ export function DurationInput({
         value={value.amount}
         disabled={disabled}
         onChange={(event) => onChange({ ...value, amount: event.target.value })}
-        className={`${inputClass(Boolean(control["aria-invalid"]))} w-24 tabular-nums`}
+        className={`${inputClass(Boolean(control["aria-invalid"]), "w-24")} tabular-nums`}
       />
       <select
         aria-label={unitLabel}

@@ -8,8 +8,8 @@ export interface FieldControlProps {
   "aria-describedby": string | undefined;
 }
 
-export const inputClass = (invalid: boolean) =>
-  `block w-full min-w-0 rounded border px-2 py-1 text-sm ${invalid ? "border-red-500 bg-red-50/40" : "border-slate-300 bg-white"}`;
+export const inputClass = (invalid: boolean, width = "w-full") =>
+  `block ${width} min-w-0 rounded border px-2 py-1 text-sm ${invalid ? "border-red-500 bg-red-50/40" : "border-slate-300 bg-white"}`;
 
 export function Field({
   label,

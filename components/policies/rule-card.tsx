@@ -33,11 +33,11 @@ export function RuleCard({ rule, position, canEdit, onEdit }: { rule: PolicyItem
   return (
     <li>
       <article aria-label={`Rule ${rule.name}`} id={rule.policyId} className={`rounded border bg-white p-3 ${rule.enabled && !expired ? "border-slate-200" : "border-dashed border-slate-300 bg-slate-50"}`}>
-        <div className="flex flex-wrap items-start gap-x-3 gap-y-1">
-          <span className="w-6 shrink-0 pt-0.5 text-right text-xs tabular-nums text-slate-500" title={`Evaluated ${position}${position === 1 ? "st" : "th"}; priority ${rule.priority}`}>
+        <div className="grid grid-cols-[1.5rem_minmax(0,1fr)] items-start gap-x-3 gap-y-2 sm:grid-cols-[1.5rem_minmax(0,1fr)_auto]">
+          <span className="pt-0.5 text-right text-xs tabular-nums text-slate-500" title={`Evaluated ${position}${position === 1 ? "st" : "th"}; priority ${rule.priority}`}>
             {position}.
           </span>
-          <div className="min-w-0 flex-1 space-y-1">
+          <div className="min-w-0 space-y-1">
             <div className="flex flex-wrap items-center gap-2">
               <h3 className={`break-words font-medium ${rule.enabled ? "" : "text-slate-500"}`}>{rule.name}</h3>
               <span className={`${badge} ${outcome.className}`}>{outcome.label}</span>
@@ -51,7 +51,7 @@ export function RuleCard({ rule, position, canEdit, onEdit }: { rule: PolicyItem
               {describeMatch(rule.match).map((part, index) => (
                 <span key={index}>
                   {index ? <span className="text-slate-400">, </span> : null}
-                  <code className="break-all rounded bg-slate-100 px-1 font-mono text-xs">{part}</code>
+                  <code className="break-words rounded bg-slate-100 px-1 font-mono text-xs">{part}</code>
                 </span>
               ))}
             </p>
@@ -73,7 +73,7 @@ export function RuleCard({ rule, position, canEdit, onEdit }: { rule: PolicyItem
             </p>
           </div>
           {canEdit ? (
-            <div className="flex shrink-0 flex-wrap gap-1.5">
+            <div className="col-start-2 flex flex-wrap gap-1.5 sm:col-start-auto">
               <button type="button" onClick={onEdit} aria-label={`Edit ${rule.name}`} className={`${small} border-slate-300 bg-white hover:bg-slate-100`}>
                 Edit
               </button>

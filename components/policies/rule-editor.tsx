@@ -143,7 +143,7 @@ export function RuleEditor({ rule, onDone }: { rule: PolicyItem | null; onDone(s
               </Field>
               <Field label="Approvers needed (quorum)" error={errors.approvers} hint="Any rejection vetoes; with 2 or more, editing arguments is off.">
                 {(control) => (
-                  <input {...control} inputMode="numeric" value={form.approvers} onChange={(event) => set("approvers", event.target.value)} className={`${inputClass(Boolean(errors.approvers))} w-24 tabular-nums`} />
+                  <input {...control} inputMode="numeric" value={form.approvers} onChange={(event) => set("approvers", event.target.value)} className={`${inputClass(Boolean(errors.approvers), "w-24")} tabular-nums`} />
                 )}
               </Field>
               <fieldset className="min-w-0 sm:col-span-2">
@@ -159,6 +159,7 @@ export function RuleEditor({ rule, onDone }: { rule: PolicyItem | null; onDone(s
                       />
                       {ACTION_NAMES[action]}
                       {action === "reject" ? <span className="text-xs text-slate-500">(always: a person can say no)</span> : null}
+                      {action === "edit" && Number(form.approvers) > 1 ? <span className="text-xs text-slate-500">(off while 2 or more must approve)</span> : null}
                     </label>
                   ))}
                 </div>

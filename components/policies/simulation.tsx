@@ -79,7 +79,7 @@ export function Simulation({ draft, replacePolicyId }: { draft: () => PolicyInpu
             onChange={(event) => setLast(event.target.value)}
             aria-invalid={lastValid ? undefined : true}
             aria-describedby={lastValid ? undefined : `${id}-error`}
-            className={`${inputClass(!lastValid)} w-24 tabular-nums`}
+            className={`${inputClass(!lastValid, "w-24")} tabular-nums`}
           />
         </div>
         <button
