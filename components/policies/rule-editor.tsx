@@ -32,7 +32,7 @@ export function RuleEditor({ rule, onDone }: { rule: PolicyItem | null; onDone(s
 
   const onError = (error: unknown) => {
     if (errorCode(error) === "FORBIDDEN") setErrors({ form: `${errorMessage(error)}. Only admins can change rules.` });
-    else if (errorCode(error) === "BAD_REQUEST" || errorCode(error) === "CONFLICT") setErrors(errorsFromServer(errorMessage(error)));
+    else if (errorCode(error) === "BAD_REQUEST" || errorCode(error) === "CONFLICT") setErrors(errorsFromServer(errorMessage(error), form));
     else setErrors({ form: `Could not save: ${errorMessage(error)}` });
   };
   const onSettled = () => queryClient.invalidateQueries({ queryKey: trpc.policy.pathKey() });

@@ -124,6 +124,12 @@ describe("rule editor: errors from the server land on their field", () => {
     expect(Object.keys(errorsFromServer(message))).toEqual([field]);
   });
 
+  it("a malformed JSON path, which the server names by its text, goes to the row that has it", () => {
+    const rows = { args: [condition("$.a", "eq", "1")], session: [condition("$.tier", "eq", "gold"), condition("tier", "eq", "gold")] };
+    expect(Object.keys(errorsFromServer('path "tier" must start with $ (for example $.amount)', rows))).toEqual(["match.session.1"]);
+    expect(Object.keys(errorsFromServer('path "elsewhere" must start with $', rows))).toEqual(["form"]);
+  });
+
   it("several schema errors are split between their fields", () => {
     expect(errorsFromServer("invalid input: name: Too small; approvers: Too big")).toEqual({ name: "name: Too small", approvers: "approvers: Too big" });
   });

@@ -189,14 +189,21 @@ const KNOWN_FIELDS = /^(name|description|priority|enabled|message|role|approvers
  * `invalid input: match.tool: ...; name: ...` for schema errors and
  * `match.args[0] ($.to matches ...): ...` or `message: ...` for rule checks.
  */
-export function errorsFromServer(message: string): FieldErrors {
+export function errorsFromServer(message: string, form?: Pick<RuleForm, "args" | "session">): FieldErrors {
   const errors: FieldErrors = {};
   const body = message.replace(/^invalid input:\s*/, "");
   const parts = message.startsWith("invalid input:") ? body.split("; ") : [body];
   for (const part of parts) {
     const named = /^((?:draft\.)?[\w.[\]]+?)(?::\s|\s\(|\smust\s)/.exec(part);
     const path = named?.[1];
-    const key = path && KNOWN_FIELDS.test(path.replace(/^draft\./, "")) ? fieldKey(path) : "form";
+    let key = path && KNOWN_FIELDS.test(path.replace(/^draft\./, "")) ? fieldKey(path) : "form";
+    // A malformed JSON path is named by its text, not its place: find the row that has it.
+    const badPath = /^path "((?:[^"\\]|\\.)*)"/.exec(part)?.[1];
+    if (key === "form" && badPath !== undefined && form) {
+      const at = (field: "args" | "session") => form[field].findIndex((row) => row.path.trim() === badPath);
+      if (at("args") >= 0) key = `match.args.${at("args")}`;
+      else if (at("session") >= 0) key = `match.session.${at("session")}`;
+    }
     errors[key] = errors[key] ? `${errors[key]}; ${part}` : part;
   }
   return errors;
