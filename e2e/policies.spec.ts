@@ -165,6 +165,14 @@ test("the page fits a desktop and a phone: list, editor and dry-run result, with
       message: "mail may only go to example.com",
       enabled: false,
     });
+    // A decision remembered for an hour from an approval: the list shows where it came from and when it ends.
+    const asked = await requestApproval({ tool: unique("lookup_customer"), args: { customerId: 7 } });
+    const remembered = await admin.call<{ remembered?: { policyId: string; name: string } }>("approval.decide", {
+      approvalId: asked.approvalId,
+      action: "approve",
+      remember: { scope: "hour" },
+    });
+    names.push(remembered.remembered!.name);
     const dir = process.env.TOLLGATE_SHOTS_DIR;
     if (dir) mkdirSync(dir, { recursive: true });
     const shot = async (name: string) => {
@@ -182,6 +190,10 @@ test("the page fits a desktop and a phone: list, editor and dry-run result, with
       await page.setViewportSize({ width, height });
       await page.goto("/policies");
       await expect(ruleCard(page, names[2]!)).toContainText("Disabled");
+      const rememberedCard = ruleCard(page, names[3]!);
+      await expect(rememberedCard).toContainText("Remembered");
+      await expect(rememberedCard).toContainText(`remembered from approval ${asked.approvalId}`);
+      await expect(rememberedCard).toContainText(/expires \d{4}-\d\d-\d\d \d\d:\d\d/);
       await fits();
       await shot(`policies-list-${width}`);
       await ruleCard(page, names[1]!).getByRole("button", { name: `Edit ${names[1]}` }).click();

@@ -9,6 +9,7 @@ import { errorMessage } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
 import type { PolicyItem } from "@/lib/types";
 import { describeMatch, describeOutcome } from "./describe";
+import { LAST_PRIORITY } from "./rule-form";
 
 const OUTCOME_BADGE = {
   approve: { label: "Auto-approve", className: "bg-emerald-100 text-emerald-900 ring-emerald-300" },
@@ -34,7 +35,7 @@ export function RuleCard({ rule, position, canEdit, onEdit }: { rule: PolicyItem
     <li>
       <article aria-label={`Rule ${rule.name}`} id={rule.policyId} className={`rounded border bg-white p-3 ${rule.enabled && !expired ? "border-slate-200" : "border-dashed border-slate-300 bg-slate-50"}`}>
         <div className="grid grid-cols-[1.5rem_minmax(0,1fr)] items-start gap-x-3 gap-y-2 sm:grid-cols-[1.5rem_minmax(0,1fr)_auto]">
-          <span className="pt-0.5 text-right text-xs tabular-nums text-slate-500" title={`Evaluated ${position}${position === 1 ? "st" : "th"}; priority ${rule.priority}`}>
+          <span className="pt-0.5 text-right text-xs tabular-nums text-slate-500" title={`Evaluated in position ${position}`}>
             {position}.
           </span>
           <div className="min-w-0 space-y-1">
@@ -59,7 +60,7 @@ export function RuleCard({ rule, position, canEdit, onEdit }: { rule: PolicyItem
               {describeOutcome(rule)}
             </p>
             <p className="text-xs text-slate-500">
-              Version {rule.version} · priority {rule.priority} · by {rule.createdBy}
+              Version {rule.version} · {rule.priority >= LAST_PRIORITY ? "after all written rules" : `priority ${rule.priority}`} · by {rule.createdBy}
               {rule.remembered && rule.sourceApprovalId ? (
                 <>
                   {" "}

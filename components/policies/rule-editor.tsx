@@ -74,7 +74,7 @@ export function RuleEditor({ rule, onDone }: { rule: PolicyItem | null; onDone(s
           <Field label="Name" error={errors.name} hint="Decisions made by this rule are signed with its name.">
             {(control) => <input {...control} value={form.name} onChange={(event) => set("name", event.target.value)} className={inputClass(Boolean(errors.name))} />}
           </Field>
-          <Field label="Priority" error={errors.priority} hint="Lower runs first; empty: last.">
+          <Field label="Priority" error={errors.priority} hint={rule ? "Lower runs first; empty: unchanged." : "Lower runs first; empty: last."}>
             {(control) => (
               <input {...control} inputMode="numeric" value={form.priority} onChange={(event) => set("priority", event.target.value)} className={`${inputClass(Boolean(errors.priority))} tabular-nums`} />
             )}
@@ -194,7 +194,7 @@ export function RuleEditor({ rule, onDone }: { rule: PolicyItem | null; onDone(s
             Enabled
           </label>
           <Field label="Expires (optional)" error={errors.expiresAt}>
-            {(control) => <input {...control} type="datetime-local" value={form.expiresAt} onChange={(event) => set("expiresAt", event.target.value)} className={inputClass(Boolean(errors.expiresAt))} />}
+            {(control) => <input {...control} type="datetime-local" step={1} value={form.expiresAt} onChange={(event) => set("expiresAt", event.target.value)} className={inputClass(Boolean(errors.expiresAt))} />}
           </Field>
         </fieldset>
 

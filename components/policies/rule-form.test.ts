@@ -88,6 +88,29 @@ describe("rule editor: building the request", () => {
     expect(built.ok ? [] : Object.keys(built.errors)).toEqual([field]);
   });
 
+  it("a remembered rule placed after every written rule keeps its place when edited", () => {
+    const stored: StoredRule = {
+      name: "Allow lookup for billing-agent for an hour",
+      description: null,
+      priority: 1_000_000_000,
+      enabled: true,
+      match: { agent: "billing-agent", tool: "lookup" },
+      outcome: "approve",
+      message: null,
+      role: "OPERATOR",
+      approvers: 1,
+      allow: [],
+      timeoutMs: null,
+      onTimeout: "reject",
+      allowApproveOnTimeout: false,
+      expiresAt: "2026-11-23T00:55:27.000Z",
+    };
+    const built = buildRuleInput(formFromRule(stored));
+    expect(built.ok).toBe(true);
+    expect(built.ok && "priority" in built.input).toBe(false);
+    expect(built.ok && built.input.expiresAt).toBe("2026-11-23T00:55:27.000Z");
+  });
+
   it("a stored rule opens in the editor and saves unchanged", () => {
     const stored: StoredRule = {
       name: "big refunds",

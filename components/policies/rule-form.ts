@@ -3,12 +3,12 @@
 // compiler for JSON paths and RE2 expressions, so the editor refuses exactly
 // what the server would refuse, with the same words, next to the field.
 import type { z } from "zod";
-import { CONDITION_OPS, compileCondition, type ConditionOp } from "@/server/domain/policy";
+import { CONDITION_OPS, compileCondition, LAST_PRIORITY, type ConditionOp } from "@/server/domain/policy";
 import { zPolicyInput } from "@/server/api/routers/policy.types";
 import type { DecisionAction } from "@/lib/types";
 import { durationFromMs, durationToMs, type DurationText } from "./duration";
 
-export { CONDITION_OPS, type ConditionOp };
+export { CONDITION_OPS, LAST_PRIORITY, type ConditionOp };
 
 export type PolicyInput = z.input<typeof zPolicyInput>;
 export type Outcome = "approve" | "reject" | "require";
@@ -26,7 +26,7 @@ export interface ConditionRow {
 export interface RuleForm {
   name: string;
   description: string;
-  /** Empty: after the last written rule. */
+  /** Empty: a new rule goes after the last written rule; an edited one keeps its place. */
   priority: string;
   enabled: boolean;
   agent: string;
@@ -137,12 +137,12 @@ export function valueToText(op: ConditionOp, value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** A Date as the value of an <input type="datetime-local"> in local time. */
+/** A Date as the value of an <input type="datetime-local" step="1"> in local time, to the second. */
 export function toLocalInput(iso: string | null): string {
   if (!iso) return "";
   const date = new Date(iso);
   const pad = (n: number) => String(n).padStart(2, "0");
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
 }
 
 export function formFromRule(rule: StoredRule): RuleForm {
@@ -151,7 +151,8 @@ export function formFromRule(rule: StoredRule): RuleForm {
   return {
     name: rule.name,
     description: rule.description ?? "",
-    priority: String(rule.priority),
+    // Remembered rules placed after every written rule have a priority no one can write: keep it by sending none.
+    priority: rule.priority >= LAST_PRIORITY ? "" : String(rule.priority),
     enabled: rule.enabled,
     agent: rule.match.agent ?? "",
     tool: rule.match.tool ?? "",
