@@ -207,6 +207,12 @@ test("the page fits a desktop and a phone: list, editor and dry-run result, with
       await fits();
       await shot(`policies-dry-run-${width}`);
     }
+    // Saving a remembered rule unchanged keeps it where it was (after every written rule) and its expiry.
+    const expiry = /expires [\d-]+ [\d:]+/.exec((await ruleCard(page, names[3]!).textContent()) ?? "")![0];
+    await ruleCard(page, names[3]!).getByRole("button", { name: `Edit ${names[3]}` }).click();
+    await editor(page).getByRole("button", { name: "Save changes" }).click();
+    await expect(ruleCard(page, names[3]!)).toContainText("Version 2 · after all written rules");
+    await expect(ruleCard(page, names[3]!)).toContainText(expiry);
   } finally {
     for (const name of names) await removeRule(name);
     await admin.dispose();
