@@ -124,6 +124,27 @@ test("a name already taken is refused by the server and shown next to the name f
   await expect(editor(page).getByTestId("field-error").first()).toContainText(`a rule named "${RULE}" already exists`);
 });
 
+test("an admin sets the workspace default gate: a timeout after which undecided approvals fail closed", async ({ page }) => {
+  await logIn(page, undefined, undefined, "/policies");
+  const gate = page.getByRole("form", { name: "Workspace default gate" });
+  try {
+    await gate.getByLabel("Default timeout", { exact: true }).fill("soon");
+    await gate.getByRole("button", { name: "Save default" }).click();
+    await expect(gate.getByTestId("field-error")).toContainText('"soon" is not a positive number');
+    await gate.getByLabel("Default timeout", { exact: true }).fill("15");
+    await gate.getByLabel("Default timeout unit").selectOption("m");
+    await gate.getByLabel("Then (fail closed)").selectOption("cancel");
+    await gate.getByRole("button", { name: "Save default" }).click();
+    await expect(page.getByTestId("default-gate")).toContainText("after 15m 00s an undecided approval is canceled");
+    const box = await dryRun(page, "anyone", "anything", "{}");
+    await expect(box.getByRole("status", { name: "Dry run result" })).toContainText("after 15m 00s it is canceled");
+  } finally {
+    const admin = await adminApi();
+    await admin.call("policy.setDefaults", { timeoutMs: null, onTimeout: "reject" });
+    await admin.dispose();
+  }
+});
+
 test("an operator reads the rules and dry-runs a call, without controls to change them", async ({ page }) => {
   const admin = await adminApi();
   try {
