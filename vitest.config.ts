@@ -1,12 +1,15 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
     projects: [
       {
+        // The console's "@/..." imports, for tests of its pure logic.
+        resolve: { alias: { "@": fileURLToPath(new URL(".", import.meta.url)) } },
         test: {
           name: "unit",
-          include: ["server/**/*.test.ts", "sdk/**/*.test.ts"],
+          include: ["server/**/*.test.ts", "sdk/**/*.test.ts", "components/**/*.test.ts", "lib/**/*.test.ts"],
           environment: "node",
         },
       },

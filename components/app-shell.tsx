@@ -44,6 +44,7 @@ function ConnectionIndicator() {
 const NAV = [
   { href: "/", label: "Inbox", match: (path: string) => path === "/" || path.startsWith("/approvals") },
   { href: "/sessions", label: "Sessions", match: (path: string) => path.startsWith("/sessions") },
+  { href: "/policies", label: "Policies", match: (path: string) => path.startsWith("/policies") },
   { href: "/audit", label: "Audit log", match: (path: string) => path.startsWith("/audit") },
 ];
 
@@ -75,8 +76,8 @@ export function AppShell({ children, fill = false }: { children: ReactNode; fill
     <OperatorContext.Provider value={operator}>
       <LiveUpdates>
         <div className={fill ? "flex h-screen flex-col" : "min-h-screen"}>
-          <header className="flex h-12 shrink-0 items-center justify-between border-b border-slate-200 bg-white px-6">
-            <nav className="flex items-center gap-6 text-sm" aria-label="Main">
+          <header className="flex min-h-12 shrink-0 flex-wrap items-center justify-between gap-x-6 gap-y-1 border-b border-slate-200 bg-white px-4 py-2 sm:px-6">
+            <nav className="flex flex-wrap items-center gap-x-4 gap-y-1 text-sm sm:gap-x-6" aria-label="Main">
               <span className="font-semibold tracking-tight">Tollgate</span>
               {NAV.map((item) => {
                 const active = item.match(pathname);
@@ -85,14 +86,14 @@ export function AppShell({ children, fill = false }: { children: ReactNode; fill
                     key={item.href}
                     href={item.href}
                     aria-current={active ? "page" : undefined}
-                    className={active ? "font-medium text-slate-900 underline decoration-2 underline-offset-[14px]" : "text-slate-600 hover:text-slate-900"}
+                    className={active ? "font-medium text-slate-900 underline decoration-2 underline-offset-4 sm:underline-offset-[14px]" : "text-slate-600 hover:text-slate-900"}
                   >
                     {item.label}
                   </Link>
                 );
               })}
             </nav>
-            <div className="flex items-center gap-4 text-sm">
+            <div className="flex flex-wrap items-center gap-x-4 gap-y-1 text-sm">
               <ConnectionIndicator />
               <span data-testid="operator-identity">
                 {operator.name} <span className="text-slate-500">({operator.role.toLowerCase()})</span>

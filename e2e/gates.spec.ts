@@ -1,30 +1,11 @@
 // Gates owned by operators, in the browser: approving and remembering turns a
 // decision into a rule that decides the next call, and an approval that needs
 // two approvers shows its progress until the second one agrees.
-import { expect, request as playwrightRequest, test, type Page } from "@playwright/test";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, BASE_URL } from "./fixtures";
-import { agentCall, awaitDecision, createOperator, finalScreenshot, inboxRow, logIn, requestApproval, unique } from "./helpers";
+import { expect, test, type Page } from "@playwright/test";
+import { ADMIN_EMAIL } from "./fixtures";
+import { adminApi, agentCall, awaitDecision, createOperator, finalScreenshot, inboxRow, logIn, requestApproval, unique } from "./helpers";
 
 const detail = (page: Page) => page.getByRole("region", { name: "Approval detail" });
-
-/** The admin's API (cookie session), for arranging rules around a test. */
-async function adminApi() {
-  const context = await playwrightRequest.newContext({ baseURL: BASE_URL });
-  const login = await context.post("/api/trpc/auth.login", { data: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } });
-  expect(login.status(), await login.text()).toBe(200);
-  return {
-    async call<T>(path: string, input: unknown): Promise<T> {
-      const response = await context.post(`/api/trpc/${path}`, { data: input });
-      expect(response.status(), await response.text()).toBe(200);
-      return ((await response.json()) as { result: { data: T } }).result.data;
-    },
-    async rules() {
-      const response = await context.get("/api/trpc/policy.list");
-      return ((await response.json()) as { result: { data: { items: { policyId: string; name: string; sourceApprovalId: string | null }[] } } }).result.data.items;
-    },
-    dispose: () => context.dispose(),
-  };
-}
 
 test("approve and remember for this session: the next same call in the session is approved by the rule, and the screen says so", async ({ page }, testInfo) => {
   const tool = unique("send_note");

@@ -75,6 +75,25 @@ export async function createOperator(role: "ADMIN" | "OPERATOR" | "VIEWER") {
   }
 }
 
+/** The admin's API (cookie session), for arranging rules around a test. */
+export async function adminApi() {
+  const context = await playwrightRequest.newContext({ baseURL: BASE_URL });
+  const login = await context.post("/api/trpc/auth.login", { data: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } });
+  expect(login.status(), await login.text()).toBe(200);
+  return {
+    async call<T>(path: string, input: unknown): Promise<T> {
+      const response = await context.post(`/api/trpc/${path}`, { data: input });
+      expect(response.status(), await response.text()).toBe(200);
+      return ((await response.json()) as { result: { data: T } }).result.data;
+    },
+    async rules() {
+      const response = await context.get("/api/trpc/policy.list");
+      return ((await response.json()) as { result: { data: { items: { policyId: string; name: string; sourceApprovalId: string | null }[] } } }).result.data.items;
+    },
+    dispose: () => context.dispose(),
+  };
+}
+
 export async function logIn(page: Page, email = ADMIN_EMAIL, password = ADMIN_PASSWORD, path = "/") {
   await page.goto(`/login?next=${encodeURIComponent(path)}`);
   await page.getByLabel("Email").fill(email);

@@ -13,3 +13,6 @@ export type TaskNode = TaskTreeResult["roots"][number];
 export type TimelineEvent = Outputs["task"]["timeline"]["events"][number];
 export type RequestWithChain = Outputs["request"]["get"];
 export type AuditItem = Outputs["audit"]["list"]["items"][number];
+export type PolicyItem = Outputs["policy"]["list"]["items"][number];
+export type DryRunResult = Outputs["policy"]["evaluate"];
+export type SimulationResult = Outputs["policy"]["simulate"];
