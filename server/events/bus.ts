@@ -37,6 +37,8 @@ export interface TollgateEvents {
     taskId: string;
     approvalId: string;
     requestId: string;
+    /** The agent key that asked; its held connection gets the decision pushed. */
+    agentKeyId: string | null;
     status: ApprovalStatusName;
     decision: DecisionPayload | null;
   };

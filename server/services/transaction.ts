@@ -26,6 +26,7 @@ export function publishChanges(deps: ServiceDeps, changes: Changes): void {
       taskId: approval.taskId,
       approvalId: approval.id,
       requestId: approval.requestId,
+      agentKeyId: approval.agentKeyId,
       status: approval.status,
       decision: decisionPayload(approval) ?? null,
     });
