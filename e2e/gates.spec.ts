@@ -9,7 +9,8 @@ const detail = (page: Page) => page.getByRole("region", { name: "Approval detail
 
 /** The admin's API (cookie session), for arranging rules around a test. */
 async function adminApi() {
-  const context = await playwrightRequest.newContext({ baseURL: BASE_URL });
+  // Sends what the console's pages send: the session cookie only goes with its own origin.
+  const context = await playwrightRequest.newContext({ baseURL: BASE_URL, extraHTTPHeaders: { origin: BASE_URL } });
   const login = await context.post("/api/trpc/auth.login", { data: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } });
   expect(login.status(), await login.text()).toBe(200);
   return {
