@@ -157,7 +157,6 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     sessionTtlHours: env.TOLLGATE_SESSION_TTL_HOURS,
     shutdown: shutdown.signal,
     receipts,
-    loginThrottle: createLoginThrottle({ redis: throttleRedis }),
   });
   const bridge: RedisBridge | undefined = env.REDIS_URL ? await bridgeBusThroughRedis(bus, env.REDIS_URL) : undefined;
   const bootstrap = await bootstrapWorkspace(deps, {
@@ -166,6 +165,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     adminPassword: env.TOLLGATE_ADMIN_PASSWORD,
     agentKey: env.TOLLGATE_AGENT_KEY,
   });
+  // Keyed by the workspace: the nodes of one deployment share counters, other
+  // deployments (or test servers) on the same Redis do not.
+  deps.loginThrottle = createLoginThrottle({ redis: throttleRedis, keyPrefix: `tollgate:${bootstrap.workspaceId}:login`, now: () => deps.now() });
 
   let nextHandler: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined;
   let nextUpgrade: ((req: IncomingMessage, socket: import("node:stream").Duplex, head: Buffer) => Promise<void>) | undefined;

@@ -86,6 +86,8 @@ export interface LoginThrottleOptions {
   redis?: unknown;
   account?: ThrottleRule;
   address?: ThrottleRule;
+  /** Where the counters live in Redis. */
+  keyPrefix?: string;
   now?: () => Date;
 }
 
@@ -100,8 +102,9 @@ export function createLoginThrottle(options: LoginThrottleOptions = {}): LoginTh
           insuranceLimiter: new RateLimiterMemory(limiterOptions),
         })
     : (limiterOptions) => new RateLimiterMemory(limiterOptions);
-  const account = new FailureCounter(options.account ?? ACCOUNT_RULE, "tollgate:login:account", create);
-  const address = new FailureCounter(options.address ?? ADDRESS_RULE, "tollgate:login:address", create);
+  const prefix = options.keyPrefix ?? "tollgate:login";
+  const account = new FailureCounter(options.account ?? ACCOUNT_RULE, `${prefix}:account`, create);
+  const address = new FailureCounter(options.address ?? ADDRESS_RULE, `${prefix}:address`, create);
   const now = options.now ?? (() => new Date());
 
   const refuse = (who: string, error: Throttled) => {
