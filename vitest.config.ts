@@ -6,7 +6,7 @@ export default defineConfig({
       {
         test: {
           name: "unit",
-          include: ["server/**/*.test.ts", "sdk/**/*.test.ts"],
+          include: ["server/**/*.test.ts", "sdk/**/*.test.ts", "lib/**/*.test.ts"],
           environment: "node",
         },
       },
