@@ -244,6 +244,7 @@ describe("headers and cookies", () => {
       fetch(`${test.url}/api/trpc/auth.me`),
       fetch(`${test.url}/nothing-here`),
       fetch(`${test.url}/api/trpc/session.open`, { method: "POST", headers: { "content-type": "text/plain" }, body: "x" }),
+      fetch(`${test.url}/socket.io/?EIO=4&transport=polling`),
     ]);
     const nonces = new Set<string>();
     for (const response of responses) {
