@@ -31,7 +31,7 @@ async function connectOperator(server: BenchServer): Promise<Operator> {
     body: JSON.stringify({ email: server.admin.email, password: server.admin.password }),
   });
   const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
-  const client = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${server.url}/api/trpc`, headers: { cookie } })] });
+  const client = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${server.url}/api/trpc`, headers: { cookie, origin: new URL(server.url).origin } })] });
   const token = cookie.split("=")[1]!;
   const socket = io(server.url, { path: "/socket.io", auth: { token }, transports: ["websocket"] });
   await new Promise<void>((resolve, reject) => {

@@ -134,5 +134,5 @@ async function operatorClient(target: ThreadStateBenchTarget) {
   });
   if (!login.ok) throw new Error(`bench: operator login failed with ${login.status}`);
   const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
-  return createTRPCClient<AppRouter>({ links: [httpLink({ url: `${target.url}/api/trpc`, headers: { cookie } })] });
+  return createTRPCClient<AppRouter>({ links: [httpLink({ url: `${target.url}/api/trpc`, headers: { cookie, origin: new URL(target.url).origin } })] });
 }

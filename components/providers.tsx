@@ -2,7 +2,7 @@
 // Query cache and tRPC client for every page of the console. Any call refused for
 // a missing or expired session sends the operator to log in, keeping the URL.
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
+import { createTRPCClient, httpBatchLink, httpLink, splitLink, TRPCClientError } from "@trpc/client";
 import { useState, type ReactNode } from "react";
 import type { AppRouter } from "@/server/api/router";
 import { TRPCProvider } from "@/lib/trpc";
@@ -43,7 +43,16 @@ export function Providers({ children }: { children: ReactNode }) {
       }),
   );
   const [trpcClient] = useState(() =>
-    createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc", maxItems: 50 })] }),
+    createTRPCClient<AppRouter>({
+      links: [
+        // The server refuses logins inside a batch (each guess must be one request).
+        splitLink({
+          condition: (operation) => operation.path === "auth.login",
+          true: httpLink({ url: "/api/trpc" }),
+          false: httpBatchLink({ url: "/api/trpc", maxItems: 50 }),
+        }),
+      ],
+    }),
   );
   return (
     <QueryClientProvider client={queryClient}>

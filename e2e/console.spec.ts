@@ -23,7 +23,7 @@ test("an expired session goes to the login page keeping the URL, and logging in 
 
   // Revoke the session on the server but keep the (now dead) cookie, as an expiry does.
   const cookies = await context.cookies();
-  expect((await page.request.post("/api/trpc/auth.logout", { data: {} })).status()).toBe(200);
+  expect((await page.request.post("/api/trpc/auth.logout", { data: {}, headers: { origin: BASE_URL } })).status()).toBe(200);
   await context.addCookies(cookies);
 
   // The server closes the session's live connection; the console checks the

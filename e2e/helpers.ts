@@ -60,7 +60,8 @@ export const awaitDecision = (approvalId: string, timeoutMs = 5_000) => agentCal
 
 /** Creates an operator through the admin's API (operator.create). */
 export async function createOperator(role: "ADMIN" | "OPERATOR" | "VIEWER") {
-  const admin = await playwrightRequest.newContext({ baseURL: BASE_URL });
+  // Sends what the console's pages send: the session cookie only goes with its own origin.
+  const admin = await playwrightRequest.newContext({ baseURL: BASE_URL, extraHTTPHeaders: { origin: BASE_URL } });
   try {
     const login = await admin.post("/api/trpc/auth.login", { data: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } });
     expect(login.status(), await login.text()).toBe(200);
@@ -77,7 +78,8 @@ export async function createOperator(role: "ADMIN" | "OPERATOR" | "VIEWER") {
 
 /** The admin's API (cookie session), for arranging rules around a test. */
 export async function adminApi() {
-  const context = await playwrightRequest.newContext({ baseURL: BASE_URL });
+  // Sends what the console's pages send: the session cookie only goes with its own origin.
+  const context = await playwrightRequest.newContext({ baseURL: BASE_URL, extraHTTPHeaders: { origin: BASE_URL } });
   const login = await context.post("/api/trpc/auth.login", { data: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } });
   expect(login.status(), await login.text()).toBe(200);
   return {

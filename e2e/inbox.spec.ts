@@ -3,7 +3,7 @@
 // decision. Every test uses its own tool names or session, so tests share one
 // server without seeing each other's approvals.
 import { expect, test, type Page } from "@playwright/test";
-import { ADMIN_EMAIL } from "./fixtures";
+import { ADMIN_EMAIL, BASE_URL } from "./fixtures";
 import { AgentProcess, awaitDecision, createOperator, finalScreenshot, inboxRow, logIn, requestApproval, unique } from "./helpers";
 
 const detail = (page: Page) => page.getByRole("region", { name: "Approval detail" });
@@ -232,7 +232,7 @@ test("a viewer sees approvals but no decision controls, and a forged decide call
   await expect(page.getByLabel("Select all shown approvals")).toHaveCount(0);
   await page.keyboard.press("a");
 
-  const forged = await page.request.post("/api/trpc/approval.decide", { data: { approvalId: pending.approvalId, action: "approve" } });
+  const forged = await page.request.post("/api/trpc/approval.decide", { data: { approvalId: pending.approvalId, action: "approve" }, headers: { origin: BASE_URL } });
   expect(forged.status()).toBe(403);
   expect(((await forged.json()) as { error: { data: { code: string } } }).error.data.code).toBe("FORBIDDEN");
   expect((await awaitDecision(pending.approvalId, 0)).status).toBe("PENDING");

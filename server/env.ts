@@ -41,8 +41,16 @@ const envSchema = z.object({
         .map((origin) => origin.trim())
         .filter(Boolean),
     ),
-  // Mark the session cookie Secure: set this when the console is served over HTTPS.
+  // Always mark the session cookie Secure. Without it the cookie is Secure when
+  // the login came over HTTPS (directly, or through a trusted proxy).
   TOLLGATE_SECURE_COOKIES: z
+    .enum(["true", "false"], { message: 'must be "true" or "false"' })
+    .default("false")
+    .transform((value) => value === "true"),
+  // Behind a reverse proxy: take the client's address from the last
+  // X-Forwarded-For hop and the scheme from X-Forwarded-Proto. Off, those
+  // headers are ignored, as any client can send them.
+  TOLLGATE_TRUST_PROXY: z
     .enum(["true", "false"], { message: 'must be "true" or "false"' })
     .default("false")
     .transform((value) => value === "true"),

@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { nodeHTTPRequestHandler } from "@trpc/server/adapters/node-http";
 import { parse as parseCookie, serialize as serializeCookie } from "cookie";
+import { createClient } from "redis";
 import { appRouter } from "./api/router.ts";
 import { SESSION_COOKIE, type TrpcContext } from "./api/trpc.ts";
 import { openDatabase, type Database } from "./db/client.ts";
@@ -14,11 +15,13 @@ import { EventBus } from "./events/bus.ts";
 import { bridgeBusThroughRedis, type RedisBridge } from "./events/redis-bridge.ts";
 import { ExpiryScheduler } from "./jobs/expiry-scheduler.ts";
 import { WebhookDeliverer } from "./jobs/webhook-deliverer.ts";
+import { clientAddress, newNonce, refuseTrpcRequest, requestIsHttps, securityHeaders, type MutationCheckOptions, type Refusal } from "./http-security.ts";
 import { log } from "./log.ts";
 import { attachRealtime, type Realtime } from "./realtime/socket.ts";
 import { resolveServerSecret } from "./secret.ts";
 import { bootstrapWorkspace, type BootstrapResult } from "./services/bootstrap.ts";
 import { createServiceDeps, type ServiceDeps } from "./services/deps.ts";
+import { createLoginThrottle } from "./services/login-throttle.ts";
 import { ReceiptSigner } from "./services/receipts.ts";
 
 const TRPC_PREFIX = "/api/trpc";
@@ -50,7 +53,22 @@ function bearerToken(req: IncomingMessage): string | undefined {
   return match?.[1]?.trim();
 }
 
-function createTrpcHandler(deps: ServiceDeps, secureCookies: boolean) {
+interface TrpcTransportOptions {
+  /** Mark the session cookie Secure even when the request came over plain HTTP. */
+  alwaysSecureCookies: boolean;
+  trustProxy: boolean;
+}
+
+/** A DomainError's wait before retrying, carried on tRPC errors as their cause. */
+function retryAfterSeconds(errors: readonly { cause?: unknown }[]): number | undefined {
+  for (const error of errors) {
+    const seconds = (error.cause as { details?: { retryAfterSeconds?: unknown } } | undefined)?.details?.retryAfterSeconds;
+    if (typeof seconds === "number") return seconds;
+  }
+  return undefined;
+}
+
+function createTrpcHandler(deps: ServiceDeps, options: TrpcTransportOptions) {
   return (req: IncomingMessage, res: ServerResponse, path: string) =>
     nodeHTTPRequestHandler({
       router: appRouter,
@@ -61,6 +79,7 @@ function createTrpcHandler(deps: ServiceDeps, secureCookies: boolean) {
       createContext: (): TrpcContext => ({
         deps,
         bearerToken: bearerToken(req),
+        clientAddress: clientAddress(req, options),
         sessionToken: req.headers.cookie ? parseCookie(req.headers.cookie)[SESSION_COOKIE] : undefined,
         setSessionCookie(token, expiresAt) {
           res.appendHeader(
@@ -68,17 +87,30 @@ function createTrpcHandler(deps: ServiceDeps, secureCookies: boolean) {
             serializeCookie(SESSION_COOKIE, token ?? "", {
               httpOnly: true,
               sameSite: "lax",
-              secure: secureCookies,
+              secure: options.alwaysSecureCookies || requestIsHttps(req, options),
               path: "/",
               expires: token ? expiresAt : new Date(0),
             }),
           );
         },
       }),
+      responseMeta({ errors }) {
+        const seconds = retryAfterSeconds(errors);
+        return seconds === undefined ? {} : { headers: { "retry-after": String(seconds) } };
+      },
       onError({ error, path: procedure }) {
         if (error.code === "INTERNAL_SERVER_ERROR") log.error(`tRPC ${procedure ?? "?"} failed`, error.cause ?? error);
       },
     });
+}
+
+/** A refusal in the shape tRPC clients read errors in. */
+function refuseRequest(res: ServerResponse, refusal: Refusal): void {
+  // The body is not read: the client may stop sending it, and the connection is not reused.
+  res.setHeader("connection", "close");
+  res
+    .writeHead(refusal.status, { "content-type": "application/json" })
+    .end(JSON.stringify({ error: { message: refusal.message, code: -32600, data: { code: refusal.code, httpStatus: refusal.status } } }));
 }
 
 /** The public keys of decision receipts, for tools to verify them with; cacheable, as keys change rarely. */
@@ -115,7 +147,17 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     ttlSeconds: env.TOLLGATE_RECEIPT_TTL_SECONDS,
   });
   await receipts.start();
-  const deps = createServiceDeps(database.prisma, bus, { sessionTtlHours: env.TOLLGATE_SESSION_TTL_HOURS, shutdown: shutdown.signal, receipts });
+  // Failed logins are counted in Redis when there is one, so every node sees them.
+  const throttleRedis = env.REDIS_URL ? createClient({ url: env.REDIS_URL }) : undefined;
+  if (throttleRedis) {
+    throttleRedis.on("error", (error) => log.warn("redis (login throttle)", error));
+    await throttleRedis.connect();
+  }
+  const deps = createServiceDeps(database.prisma, bus, {
+    sessionTtlHours: env.TOLLGATE_SESSION_TTL_HOURS,
+    shutdown: shutdown.signal,
+    receipts,
+  });
   const bridge: RedisBridge | undefined = env.REDIS_URL ? await bridgeBusThroughRedis(bus, env.REDIS_URL) : undefined;
   const bootstrap = await bootstrapWorkspace(deps, {
     workspaceName: env.TOLLGATE_WORKSPACE_NAME,
@@ -123,6 +165,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     adminPassword: env.TOLLGATE_ADMIN_PASSWORD,
     agentKey: env.TOLLGATE_AGENT_KEY,
   });
+  // Keyed by the workspace: the nodes of one deployment share counters, other
+  // deployments (or test servers) on the same Redis do not.
+  deps.loginThrottle = createLoginThrottle({ redis: throttleRedis, keyPrefix: `tollgate:${bootstrap.workspaceId}:login`, now: () => deps.now() });
 
   let nextHandler: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined;
   let nextUpgrade: ((req: IncomingMessage, socket: import("node:stream").Duplex, head: Buffer) => Promise<void>) | undefined;
@@ -137,15 +182,28 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     closeNext = () => nextApp.close();
   }
 
-  const handleTrpc = createTrpcHandler(deps, env.TOLLGATE_SECURE_COOKIES);
+  const handleTrpc = createTrpcHandler(deps, { alwaysSecureCookies: env.TOLLGATE_SECURE_COOKIES, trustProxy: env.TOLLGATE_TRUST_PROXY });
+  const mutationChecks: MutationCheckOptions = {
+    trustProxy: env.TOLLGATE_TRUST_PROXY,
+    sessionCookie: SESSION_COOKIE,
+    publicOrigin: env.TOLLGATE_PUBLIC_URL ? new URL(env.TOLLGATE_PUBLIC_URL).origin : undefined,
+  };
   const server = createServer((req, res) => {
     const url = req.url ?? "/";
+    const nonce = newNonce();
+    for (const [name, value] of Object.entries(securityHeaders(nonce, options.dev))) res.setHeader(name, value);
     if (url === TRPC_PREFIX || url.startsWith(`${TRPC_PREFIX}/`) || url.startsWith(`${TRPC_PREFIX}?`)) {
       let path: string;
       try {
         path = decodeURIComponent(url.slice(TRPC_PREFIX.length + 1).split("?")[0] ?? "");
       } catch {
         res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "the procedure path is not valid URL encoding" } }));
+        return;
+      }
+      const batch = new URLSearchParams(url.split("?")[1] ?? "").get("batch") === "1";
+      const refusal = refuseTrpcRequest(req, path.split(","), batch, mutationChecks);
+      if (refusal) {
+        refuseRequest(res, refusal);
         return;
       }
       handleTrpc(req, res, path).catch((error: unknown) => {
@@ -163,6 +221,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       return;
     }
     if (nextHandler) {
+      // Next reads the nonce from the request's policy and puts it on its scripts.
+      req.headers["content-security-policy"] = res.getHeader("content-security-policy") as string;
       nextHandler(req, res).catch((error) => {
         log.error("console request failed", error);
         if (!res.headersSent) res.writeHead(500).end("internal error");
@@ -211,6 +271,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         receipts.close();
         await realtime.close();
         await bridge?.close();
+        await throttleRedis?.quit().catch(() => undefined);
         await drained;
         await closeNext?.();
         await database.close();

@@ -14,7 +14,8 @@ export async function operatorClient(url: string, credentials = ADMIN) {
   });
   if (!response.ok) throw new Error(`login failed: ${response.status} ${await response.text()}`);
   const cookie = (response.headers.get("set-cookie") ?? "").split(";")[0]!;
-  return createTRPCClient<AppRouter>({ links: [httpLink({ url: `${url}/api/trpc`, headers: { cookie } })] });
+  // As the console's pages do: the session cookie is only accepted with the console's own origin.
+  return createTRPCClient<AppRouter>({ links: [httpLink({ url: `${url}/api/trpc`, headers: { cookie, origin: new URL(url).origin } })] });
 }
 
 export type OperatorClient = Awaited<ReturnType<typeof operatorClient>>;

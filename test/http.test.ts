@@ -116,7 +116,7 @@ describe("HTTP wire format", () => {
       socket.once("connect_error", reject);
     });
     const closed = new Promise<string>((resolve) => socket.once("disconnect", (reason) => resolve(reason)));
-    const logout = await fetch(`${test.url}/api/trpc/auth.logout`, { method: "POST", headers: { cookie, "content-type": "application/json" }, body: "{}" });
+    const logout = await fetch(`${test.url}/api/trpc/auth.logout`, { method: "POST", headers: { cookie, origin: test.url, "content-type": "application/json" }, body: "{}" });
     expect(logout.status).toBe(200);
     expect(await closed).toBe("io server disconnect");
   });

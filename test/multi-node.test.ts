@@ -109,4 +109,15 @@ describe.skipIf(!runnable)("several nodes (PostgreSQL + Redis)", () => {
     expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(1);
     expect((await operatorA.audit.list.query({ subjectId: asked.approvalId })).items).toHaveLength(1);
   });
+
+  it("multi-node: failed logins on one node throttle the account on the other (counters in Redis)", async () => {
+    const [a, b] = nodes as [RunningServer, RunningServer];
+    const email = `guessed-${Date.now()}@example.com`;
+    const guess = (node: RunningServer) =>
+      fetch(`${node.url}/api/trpc/auth.login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password: "wrong" }) });
+    for (let attempt = 0; attempt < 6; attempt++) expect((await guess(a)).status).toBe(401);
+    const refused = await guess(b);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("1");
+  });
 });

@@ -3,11 +3,8 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter, useSearchParams } from "next/navigation";
 import { Suspense, useState, type FormEvent } from "react";
+import { safeRedirectPath } from "@/lib/redirect";
 import { useTRPC } from "@/lib/trpc";
-
-function safeNext(value: string | null): string {
-  return value && value.startsWith("/") && !value.startsWith("//") ? value : "/";
-}
 
 function LoginForm() {
   const trpc = useTRPC();
@@ -17,7 +14,7 @@ function LoginForm() {
   const [password, setPassword] = useState("");
   const login = useMutation(
     trpc.auth.login.mutationOptions({
-      onSuccess: () => router.replace(safeNext(params.get("next"))),
+      onSuccess: () => router.replace(safeRedirectPath(params.get("next"), window.location.origin)),
     }),
   );
 

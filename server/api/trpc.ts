@@ -16,6 +16,8 @@ export interface TrpcContext {
   bearerToken?: string;
   /** The operator session token from the cookie, if any. */
   sessionToken?: string;
+  /** The client's network address (the socket's, or the last proxy hop when proxies are trusted). */
+  clientAddress?: string;
   /** Sets or clears the session cookie on the response (absent under createCaller). */
   setSessionCookie?: (token: string | null, expiresAt?: Date) => void;
 }
@@ -29,6 +31,7 @@ const domainToTrpcCode: Record<DomainErrorCode, TRPC_ERROR_CODE_KEY> = {
   PRECONDITION_FAILED: "PRECONDITION_FAILED",
   INVALID_TRANSITION: "CONFLICT",
   PAYLOAD_TOO_LARGE: "PAYLOAD_TOO_LARGE",
+  TOO_MANY_REQUESTS: "TOO_MANY_REQUESTS",
 };
 
 function describeZodError(error: ZodError): string {
@@ -92,27 +95,61 @@ const mapDomainErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
-function containsNul(value: unknown): boolean {
-  if (typeof value === "string") return value.includes("\0");
-  if (Array.isArray(value)) return value.some(containsNul);
-  if (value && typeof value === "object") {
-    return Object.entries(value).some(([key, item]) => key.includes("\0") || containsNul(item));
-  }
-  return false;
+// A high surrogate not followed by a low one, or a low one not preceded by a high one.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** What makes a string unstorable or not Unicode, if anything. */
+function textProblem(text: string): string | null {
+  if (text.includes("\0")) return "contains a NUL character (\\u0000), which cannot be stored";
+  if (LONE_SURROGATE.test(text)) return "contains a lone UTF-16 surrogate, which is not valid Unicode";
+  return null;
 }
 
-/** NUL characters cannot be stored by PostgreSQL in text or JSON: refuse them up front. */
-const refuseNulCharacters = t.middleware(async ({ getRawInput, next }) => {
+/** Where in an input a value is, as zod names it ("input" for the whole). */
+const fieldPath = (path: readonly (string | number)[]) => (path.length ? path.join(".") : "input");
+
+/** The path and problem of the first bad string (key or value) in a JSON input. */
+function findInvalidText(value: unknown, path: (string | number)[]): string | null {
+  if (typeof value === "string") {
+    const problem = textProblem(value);
+    return problem ? `${fieldPath(path)} ${problem}` : null;
+  }
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      const found = findInvalidText(value[index], [...path, index]);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (value && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) {
+      const keyProblem = textProblem(key);
+      if (keyProblem) return `a key in ${fieldPath(path)} ${keyProblem}`;
+      const found = findInvalidText(item, [...path, key]);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+// JSON.stringify writes NUL and lone surrogates as \u escapes: a cheap test
+// before the walk, which rules out text that merely spells such an escape.
+const SUSPECT_ESCAPE = /\\u(?:0000|d[89a-f][0-9a-f]{2})/i;
+
+/**
+ * Refuses NUL (PostgreSQL cannot store it in text or JSON) and lone UTF-16
+ * surrogates (not Unicode) anywhere in any procedure's input, naming where.
+ */
+const refuseInvalidText = t.middleware(async ({ getRawInput, next }) => {
   const raw = await getRawInput().catch(() => undefined);
-  // The native serializer finds candidates fast; the walk rules out text that
-  // merely spells a backslash-u-0000 escape.
-  if (raw !== undefined && JSON.stringify(raw).includes("\\u0000") && containsNul(raw)) {
-    throw new TRPCError({ code: "BAD_REQUEST", message: "invalid input: text may not contain NUL characters (\\u0000)" });
+  if (raw !== undefined && SUSPECT_ESCAPE.test(JSON.stringify(raw))) {
+    const found = findInvalidText(raw, []);
+    if (found) throw new TRPCError({ code: "BAD_REQUEST", message: `invalid input: ${found}` });
   }
   return next();
 });
 
-export const publicProcedure = t.procedure.use(mapDomainErrors).use(refuseNulCharacters);
+export const publicProcedure = t.procedure.use(mapDomainErrors).use(refuseInvalidText);
 
 export const operatorProcedure = publicProcedure.use(async ({ ctx, next }) => {
   const token = ctx.bearerToken ?? ctx.sessionToken;

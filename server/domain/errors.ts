@@ -9,7 +9,8 @@ export type DomainErrorCode =
   | "CONFLICT"
   | "PRECONDITION_FAILED"
   | "INVALID_TRANSITION"
-  | "PAYLOAD_TOO_LARGE";
+  | "PAYLOAD_TOO_LARGE"
+  | "TOO_MANY_REQUESTS";
 
 export class DomainError extends Error {
   readonly code: DomainErrorCode;

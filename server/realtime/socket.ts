@@ -12,6 +12,7 @@ import { SESSION_COOKIE } from "../api/trpc.ts";
 import { authenticateOperator } from "../services/auth.ts";
 import type { ServiceDeps } from "../services/deps.ts";
 import { rooms } from "./rooms.ts";
+import { newNonce, securityHeaders } from "../http-security.ts";
 
 export interface RealtimeOptions {
   allowedOrigins: string[];
@@ -43,6 +44,9 @@ export async function attachRealtime(httpServer: HttpServer, deps: ServiceDeps, 
       callback(ok ? null : "origin not allowed", ok);
     },
   });
+
+  // socket.io answers its own HTTP requests (long-polling): they carry the same headers as every other response.
+  io.engine.on("headers", (headers: Record<string, string>) => Object.assign(headers, securityHeaders(newNonce())));
 
   const redisClients: { quit(): Promise<unknown> }[] = [];
   if (options.redisUrl) {

@@ -5,7 +5,7 @@ import { hash as argon2Hash, verify as argon2Verify } from "@node-rs/argon2";
 import { DomainError } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import type { AgentPrincipal, OperatorPrincipal } from "../domain/principal.ts";
-import { appendAudit } from "./audit.ts";
+import { appendAudit, SYSTEM_ACTOR } from "./audit.ts";
 import type { ServiceDeps } from "./deps.ts";
 
 export const sha256 = (value: string) => createHash("sha256").update(value).digest("hex");
@@ -23,18 +23,56 @@ export interface LoginResult {
   expiresAt: Date;
 }
 
-export async function login(deps: ServiceDeps, email: string, password: string): Promise<LoginResult> {
-  const operator = await deps.prisma.operator.findUnique({ where: { email: email.toLowerCase() } });
+export interface LoginClient {
+  /** The client's network address, for throttling and the audit log. */
+  address?: string;
+}
+
+export async function login(deps: ServiceDeps, email: string, password: string, client: LoginClient = {}): Promise<LoginResult> {
+  const normalized = email.toLowerCase();
+  // Before the hash check: a refused guess costs no argon2 verification.
+  const attempt = await deps.loginThrottle.reserve(normalized, client.address);
+  const operator = await deps.prisma.operator.findUnique({ where: { email: normalized } });
   decoyHash ??= argon2Hash("tollgate-decoy-password");
   const valid = await argon2Verify(operator?.passwordHash ?? (await decoyHash), password);
   if (!operator || !valid || operator.disabledAt) {
+    await auditFailedLogin(deps, normalized, client.address, !operator ? "unknown_email" : !valid ? "wrong_password" : "disabled", operator);
     throw new DomainError("UNAUTHORIZED", "email or password is wrong");
   }
+  await attempt.succeeded();
   const issued = await issueOperatorSession(deps, operator.id, operator.workspaceId, "BROWSER");
   return {
     operator: { id: operator.id, email: operator.email, name: operator.name, role: operator.role },
     ...issued,
   };
+}
+
+/** Records a failed login (never the password) in the account's workspace, or the server's for an unknown email. */
+async function auditFailedLogin(
+  deps: ServiceDeps,
+  email: string,
+  address: string | undefined,
+  reason: "unknown_email" | "wrong_password" | "disabled",
+  operator: { id: string; workspaceId: string } | null,
+): Promise<void> {
+  const workspaceId =
+    operator?.workspaceId ?? (await deps.prisma.workspace.findFirst({ orderBy: { createdAt: "asc" }, select: { id: true } }))?.id;
+  if (!workspaceId) return;
+  const now = deps.now();
+  await deps.prisma.$transaction((tx) =>
+    appendAudit(
+      tx,
+      workspaceId,
+      {
+        actor: SYSTEM_ACTOR,
+        action: "operator.login_failed",
+        subjectType: "operator",
+        subjectId: operator?.id ?? email,
+        data: { email, address: address ?? null, reason },
+      },
+      now,
+    ),
+  );
 }
 
 async function issueOperatorSession(

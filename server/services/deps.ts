@@ -6,6 +6,7 @@ import type { EventBus } from "../events/bus.ts";
 import { DecisionWaiters } from "../events/waiters.ts";
 import { generateSecret } from "../secret.ts";
 import type { AgentKeyCache } from "./auth.ts";
+import { createLoginThrottle, type LoginThrottle } from "./login-throttle.ts";
 import type { PolicyCache } from "./policies/policy-cache.ts";
 import { ReceiptSigner } from "./receipts.ts";
 
@@ -20,6 +21,8 @@ export interface ServiceDeps {
   policyCache: PolicyCache;
   /** Signs the receipt of every decision that lets a tool run. */
   receipts: ReceiptSigner;
+  /** Counts failed logins per account and address; shared through Redis when the server has it. */
+  loginThrottle: LoginThrottle;
   /** Aborted when the server shuts down, so long-polls answer at once. */
   shutdown: AbortSignal;
 }
@@ -29,7 +32,7 @@ let processSecret: string | undefined;
 export function createServiceDeps(
   prisma: PrismaClient,
   bus: EventBus,
-  options: { sessionTtlHours?: number; shutdown?: AbortSignal; receipts?: ReceiptSigner } = {},
+  options: { sessionTtlHours?: number; shutdown?: AbortSignal; receipts?: ReceiptSigner; loginThrottle?: LoginThrottle } = {},
 ): ServiceDeps {
   const deps: ServiceDeps = {
     prisma,
@@ -44,6 +47,7 @@ export function createServiceDeps(
       // Without a server's signer (tests, scripts): one generated secret for
       // the whole process, so every signer in it can read the keys another stored.
       new ReceiptSigner({ prisma, secret: (processSecret ??= generateSecret()), issuer: "http://localhost:3000", now: () => deps.now() }),
+    loginThrottle: options.loginThrottle ?? createLoginThrottle({ now: () => deps.now() }),
     shutdown: options.shutdown ?? new AbortController().signal,
   };
   return deps;

@@ -15,7 +15,7 @@ export const authRouter = router({
     .input(z.object({ email: z.string().trim().min(1).max(320), password: z.string().min(1).max(1024) }))
     .output(z.object({ operator: zOperator, expiresAt: z.string() }))
     .mutation(async ({ ctx, input }) => {
-      const result = await login(ctx.deps, input.email, input.password);
+      const result = await login(ctx.deps, input.email, input.password, { address: ctx.clientAddress });
       ctx.setSessionCookie?.(result.token, result.expiresAt);
       return { operator: result.operator, expiresAt: result.expiresAt.toISOString() };
     }),

@@ -1,0 +1,327 @@
+// The findings of the security review, refused over real HTTP: password
+// guessing, cross-site requests with the session cookie, bodies that are not
+// JSON, missing security headers, cookies without Secure behind HTTPS, and
+// text that is not valid Unicode.
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { operatorClient, type OperatorClient } from "./clients.ts";
+import { ADMIN, AGENT_KEY } from "./harness.ts";
+import { callHttp, startTestServer, type TestServer } from "./server.ts";
+
+let test: TestServer;
+let admin: OperatorClient;
+const agent = { authorization: `Bearer ${AGENT_KEY}` };
+
+beforeAll(async () => {
+  // Behind a (pretend) proxy, so each test can speak from its own addresses.
+  test = await startTestServer({ TOLLGATE_TRUST_PROXY: "true" });
+  admin = await operatorClient(test.url);
+});
+afterAll(async () => {
+  await test.close();
+});
+
+let addressCount = 0;
+/** A client address no other test uses. */
+const newAddress = () => `10.${Math.floor(++addressCount / 250)}.${addressCount % 250}.${Math.floor(Math.random() * 250)}`;
+const unknownEmail = () => `nobody-${randomUUID().slice(0, 8)}@example.com`;
+
+function login(url: string, email: string, password: string, headers: Record<string, string> = {}) {
+  return fetch(`${url}/api/trpc/auth.login`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify({ email, password }),
+  });
+}
+
+async function createOperator(): Promise<{ email: string; password: string }> {
+  const email = `op-${randomUUID().slice(0, 8)}@example.com`;
+  const password = `pw-${randomUUID()}`;
+  await admin.operator.create.mutate({ email, name: "Throttled operator", role: "OPERATOR", password });
+  return { email, password };
+}
+
+const sessionCookie = async (url: string) => {
+  const response = await login(url, ADMIN.email, ADMIN.password, { "x-forwarded-for": newAddress() });
+  expect(response.status).toBe(200);
+  return (response.headers.get("set-cookie") ?? "").split(";")[0]!;
+};
+
+describe("login throttling", () => {
+  it("throttle: after five failures for one account, sequential guesses from any address get 429 with Retry-After", async () => {
+    const email = unknownEmail();
+    const statuses: number[] = [];
+    let refused: Response | undefined;
+    for (let guess = 0; guess < 40; guess++) {
+      const response = await login(test.url, email, `guess-${guess}`, { "x-forwarded-for": newAddress() });
+      statuses.push(response.status);
+      if (response.status === 429) refused ??= response;
+      else await response.body?.cancel();
+    }
+    // Five free failures, then one attempt that opens a one-second wait.
+    expect(statuses.slice(0, 6)).toEqual([401, 401, 401, 401, 401, 401]);
+    expect(statuses.slice(6).every((status) => status === 429)).toBe(true);
+    expect(refused!.headers.get("retry-after")).toMatch(/^[12]$/);
+    const body = await refused!.json();
+    expect(body.error.message).toMatch(new RegExp(`too many failed logins for ${email}; try again in [12] seconds? \\(after \\d{4}-`));
+    expect(body.error.data).toMatchObject({ code: "TOO_MANY_REQUESTS", httpStatus: 429 });
+  });
+
+  it("throttle: the wait doubles with every further failure", async () => {
+    const email = unknownEmail();
+    for (let guess = 0; guess < 6; guess++) await login(test.url, email, "wrong", { "x-forwarded-for": newAddress() });
+    const first = await login(test.url, email, "wrong", { "x-forwarded-for": newAddress() });
+    expect(first.status).toBe(429);
+    await new Promise((resolve) => setTimeout(resolve, Number(first.headers.get("retry-after")) * 1000 + 50));
+    expect((await login(test.url, email, "wrong", { "x-forwarded-for": newAddress() })).status).toBe(401);
+    const second = await login(test.url, email, "wrong", { "x-forwarded-for": newAddress() });
+    expect(second.status).toBe(429);
+    expect(second.headers.get("retry-after")).toBe("2");
+  });
+
+  it("throttle: concurrent guesses are counted before the password is checked, so only a handful are verified", async () => {
+    const email = unknownEmail();
+    const responses = await Promise.all(
+      Array.from({ length: 60 }, (_, guess) => login(test.url, email, `guess-${guess}`, { "x-forwarded-for": newAddress() })),
+    );
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(6);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(54);
+  });
+
+  it("throttle: while the account waits even the right password is refused; after the wait it logs in", async () => {
+    const operator = await createOperator();
+    for (let guess = 0; guess < 6; guess++) await login(test.url, operator.email, "wrong", { "x-forwarded-for": newAddress() });
+    const refused = await login(test.url, operator.email, operator.password, { "x-forwarded-for": newAddress() });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("set-cookie")).toBeNull();
+    await new Promise((resolve) => setTimeout(resolve, Number(refused.headers.get("retry-after")) * 1000 + 50));
+    expect((await login(test.url, operator.email, operator.password, { "x-forwarded-for": newAddress() })).status).toBe(200);
+  });
+
+  it("throttle: a successful login resets the account's count of failures", async () => {
+    const operator = await createOperator();
+    for (let guess = 0; guess < 5; guess++) {
+      expect((await login(test.url, operator.email, "wrong", { "x-forwarded-for": newAddress() })).status).toBe(401);
+    }
+    expect((await login(test.url, operator.email, operator.password, { "x-forwarded-for": newAddress() })).status).toBe(200);
+    for (let guess = 0; guess < 5; guess++) {
+      expect((await login(test.url, operator.email, "wrong", { "x-forwarded-for": newAddress() })).status).toBe(401);
+    }
+  });
+
+  it("throttle: one address guessing at many accounts is throttled by address", async () => {
+    const address = newAddress();
+    const statuses: number[] = [];
+    for (let guess = 0; guess < 24; guess++) statuses.push((await login(test.url, unknownEmail(), "wrong", { "x-forwarded-for": address })).status);
+    expect(statuses.slice(0, 21).every((status) => status === 401)).toBe(true);
+    expect(statuses.slice(21)).toEqual([429, 429, 429]);
+    const refused = await login(test.url, unknownEmail(), "wrong", { "x-forwarded-for": address });
+    expect((await refused.json()).error.message).toMatch(`too many failed logins from ${address}`);
+    // Another address is not held back.
+    expect((await login(test.url, unknownEmail(), "wrong", { "x-forwarded-for": newAddress() })).status).toBe(401);
+  });
+
+  it("throttle: behind a trusted proxy only the last X-Forwarded-For hop counts, so a client cannot pick its address", async () => {
+    const proxyHop = newAddress();
+    const statuses: number[] = [];
+    for (let guess = 0; guess < 23; guess++) {
+      statuses.push((await login(test.url, unknownEmail(), "wrong", { "x-forwarded-for": `${newAddress()}, ${proxyHop}` })).status);
+    }
+    expect(statuses.slice(21)).toEqual([429, 429]);
+  });
+
+  it("throttle: without TOLLGATE_TRUST_PROXY, X-Forwarded-For is ignored and the socket's address counts", async () => {
+    const direct = await startTestServer();
+    try {
+      const statuses: number[] = [];
+      for (let guess = 0; guess < 23; guess++) {
+        statuses.push((await login(direct.url, unknownEmail(), "wrong", { "x-forwarded-for": newAddress() })).status);
+      }
+      expect(statuses.slice(21)).toEqual([429, 429]);
+      const refused = await login(direct.url, unknownEmail(), "wrong");
+      expect((await refused.json()).error.message).toMatch("too many failed logins from 127.0.0.1");
+    } finally {
+      await direct.close();
+    }
+  });
+
+  it("throttle: failed logins are audited with the email and address, never the password", async () => {
+    const operator = await createOperator();
+    const address = newAddress();
+    const password = `secret-guess-${randomUUID()}`;
+    await login(test.url, operator.email, password, { "x-forwarded-for": address });
+    const unknown = unknownEmail();
+    await login(test.url, unknown, password, { "x-forwarded-for": address });
+    const { items } = await admin.audit.list.query({ action: "operator.login_failed", limit: 50 });
+    const mine = items.filter((entry) => (entry.data as { address?: string }).address === address);
+    expect(mine.map((entry) => entry.data)).toEqual([
+      { email: unknown, address, reason: "unknown_email" },
+      { email: operator.email, address, reason: "wrong_password" },
+    ]);
+    expect(JSON.stringify(items)).not.toContain(password);
+  });
+
+  it("throttle: auth.login cannot be sent in a batch, alone or with other calls", async () => {
+    for (const paths of ["auth.login,auth.login", "auth.me,auth.login"]) {
+      const response = await fetch(`${test.url}/api/trpc/${paths}?batch=1`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ 0: { email: ADMIN.email, password: "a" }, 1: { email: ADMIN.email, password: "b" } }),
+      });
+      expect(response.status).toBe(400);
+      expect((await response.json()).error.message).toBe("auth.login cannot be called in a batch; call it on its own");
+    }
+  });
+});
+
+describe("cross-site requests", () => {
+  it("csrf: a mutation with a form or text body is 415 naming application/json, and nothing is issued", async () => {
+    const cookie = await sessionCookie(test.url);
+    const before = await admin.audit.list.query({ action: "operator.token_issued", limit: 100 });
+    const form = new FormData();
+    form.set("ttlHours", "24");
+    const multipart = await fetch(`${test.url}/api/trpc/auth.createToken`, { method: "POST", headers: { cookie, origin: test.url }, body: form });
+    expect(multipart.status).toBe(415);
+    expect((await multipart.json()).error.message).toMatch(/send content-type: application\/json \(not multipart\/form-data\)/);
+    for (const type of ["text/plain", "application/x-www-form-urlencoded"]) {
+      const response = await fetch(`${test.url}/api/trpc/auth.createToken`, { method: "POST", headers: { cookie, origin: test.url, "content-type": type }, body: "ttlHours=24" });
+      expect(response.status).toBe(415);
+    }
+    const after = await admin.audit.list.query({ action: "operator.token_issued", limit: 100 });
+    expect(after.items.length).toBe(before.items.length);
+  });
+
+  it("csrf: a JSON body sent as application/octet-stream is 415, not silently read as no input", async () => {
+    const response = await fetch(`${test.url}/api/trpc/session.open`, {
+      method: "POST",
+      headers: { ...agent, "content-type": "application/octet-stream" },
+      body: JSON.stringify({ title: "as octets" }),
+    });
+    expect(response.status).toBe(415);
+    expect((await response.json()).error.message).toMatch(/application\/json \(not application\/octet-stream\)/);
+    const bare = await fetch(`${test.url}/api/trpc/session.open`, { method: "POST", headers: agent, body: "{}" });
+    expect(bare.status).toBe(415);
+  });
+
+  it("csrf: a cookie mutation needs the console's own origin (Origin or Sec-Fetch-Site), else 403", async () => {
+    const cookie = await sessionCookie(test.url);
+    const call = (headers: Record<string, string>) =>
+      fetch(`${test.url}/api/trpc/auth.createToken`, { method: "POST", headers: { cookie, "content-type": "application/json", ...headers }, body: JSON.stringify({ ttlHours: 1 }) });
+
+    const missing = await call({});
+    expect(missing.status).toBe(403);
+    expect((await missing.json()).error.message).toMatch(/Origin header/);
+    const foreign = await call({ origin: "http://evil.example" });
+    expect(foreign.status).toBe(403);
+    expect((await foreign.json()).error.message).toMatch(/not http:\/\/evil\.example/);
+    expect((await call({ origin: "null" })).status).toBe(403);
+    expect((await call({ "sec-fetch-site": "same-site" })).status).toBe(403);
+
+    expect((await call({ origin: test.url })).status).toBe(200);
+    expect((await call({ "sec-fetch-site": "same-origin" })).status).toBe(200);
+  });
+
+  it("csrf: bearer calls (agent key, operator token) from other services need no Origin", async () => {
+    expect((await callHttp(test.url, "session.open", "mutation", { title: "service" }, agent)).status).toBe(200);
+    const { token } = await admin.auth.createToken.mutate({ ttlHours: 1 });
+    const tokenCall = await callHttp(test.url, "auth.createToken", "mutation", { ttlHours: 1 }, { authorization: `Bearer ${token}` });
+    expect(tokenCall.status).toBe(200);
+  });
+
+  it("csrf: a page on another origin cannot log its visitor in", async () => {
+    const response = await login(test.url, ADMIN.email, ADMIN.password, { origin: "http://evil.example" });
+    expect(response.status).toBe(403);
+    expect(response.headers.get("set-cookie")).toBeNull();
+  });
+});
+
+describe("headers and cookies", () => {
+  it("headers: every response forbids framing and sniffing and carries a CSP with a fresh nonce", async () => {
+    const responses = await Promise.all([
+      fetch(`${test.url}/healthz`),
+      fetch(`${test.url}/.well-known/jwks.json`),
+      fetch(`${test.url}/api/trpc/auth.me`),
+      fetch(`${test.url}/nothing-here`),
+      fetch(`${test.url}/api/trpc/session.open`, { method: "POST", headers: { "content-type": "text/plain" }, body: "x" }),
+      fetch(`${test.url}/socket.io/?EIO=4&transport=polling`),
+    ]);
+    const nonces = new Set<string>();
+    for (const response of responses) {
+      await response.body?.cancel();
+      expect(response.headers.get("x-frame-options")).toBe("DENY");
+      expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(response.headers.get("referrer-policy")).toBe("strict-origin-when-cross-origin");
+      const policy = response.headers.get("content-security-policy") ?? "";
+      expect(policy).toContain("frame-ancestors 'none'");
+      expect(policy).toContain("object-src 'none'");
+      const nonce = /script-src 'self' 'nonce-([A-Za-z0-9+/=]+)' 'strict-dynamic'/.exec(policy)?.[1];
+      expect(nonce).toBeDefined();
+      nonces.add(nonce!);
+    }
+    expect(nonces.size).toBe(responses.length);
+  });
+
+  it("cookies: the session cookie is Secure when a trusted proxy says the request came over HTTPS", async () => {
+    const plain = await login(test.url, ADMIN.email, ADMIN.password, { "x-forwarded-for": newAddress() });
+    expect(plain.headers.get("set-cookie")).not.toMatch(/;\s*Secure/i);
+    const proxied = await login(test.url, ADMIN.email, ADMIN.password, { "x-forwarded-for": newAddress(), "x-forwarded-proto": "https" });
+    expect(proxied.headers.get("set-cookie")).toMatch(/;\s*Secure/i);
+  });
+
+  it("cookies: without TOLLGATE_TRUST_PROXY a client's X-Forwarded-Proto is not believed", async () => {
+    const direct = await startTestServer();
+    try {
+      const response = await login(direct.url, ADMIN.email, ADMIN.password, { "x-forwarded-proto": "https" });
+      expect(response.status).toBe(200);
+      expect(response.headers.get("set-cookie")).not.toMatch(/;\s*Secure/i);
+    } finally {
+      await direct.close();
+    }
+  });
+});
+
+describe("text that is not valid Unicode", () => {
+  // Written by hand: JSON.stringify would keep the escapes, but a test should show the wire.
+  const post = (procedure: string, body: string) =>
+    fetch(`${test.url}/api/trpc/${procedure}`, { method: "POST", headers: { ...agent, "content-type": "application/json" }, body });
+
+  async function begin() {
+    const { body } = await callHttp(test.url, "session.open", "mutation", {}, agent);
+    const begun = await callHttp(test.url, "request.begin", "mutation", { sessionId: body.result.data.sessionId, agent: "a" }, agent);
+    return { sessionId: body.result.data.sessionId as string, requestId: begun.body.result.data.requestId as string };
+  }
+
+  it("unicode: a lone surrogate anywhere in a JSON input is 400 naming the field path", async () => {
+    const { sessionId, requestId } = await begin();
+    const cases: [string, string, RegExp][] = [
+      ["request.begin", `{"sessionId":"${sessionId}","agent":"a","input":{"args":{"note":"\\ud800x"}}}`, /^invalid input: input\.args\.note contains a lone UTF-16 surrogate/],
+      ["request.begin", `{"sessionId":"${sessionId}","agent":"a","input":["ok","\\udc00"]}`, /^invalid input: input\.1 contains a lone UTF-16 surrogate/],
+      ["approval.request", `{"requestId":"${requestId}","tool":"t","args":{"note":"x\\udbff"}}`, /^invalid input: args\.note contains a lone UTF-16 surrogate/],
+      ["approval.request", `{"requestId":"${requestId}","tool":"t","args":{"\\ud800key":1}}`, /^invalid input: a key in args contains a lone UTF-16 surrogate/],
+      ["request.complete", `{"requestId":"${requestId}","output":{"text":"\\ude00"}}`, /^invalid input: output\.text contains a lone UTF-16 surrogate/],
+      ["session.open", `{"title":"a\\u0000b"}`, /^invalid input: title contains a NUL character/],
+    ];
+    for (const [procedure, body, message] of cases) {
+      const response = await post(procedure, body);
+      expect(response.status, `${procedure} ${body}`).toBe(400);
+      expect((await response.json()).error.message).toMatch(message);
+    }
+    // Nothing was half written: the request can still complete.
+    expect((await callHttp(test.url, "request.complete", "mutation", { requestId, output: { ok: true } }, agent)).status).toBe(200);
+  });
+
+  it("unicode: surrogate pairs (emoji) and text that merely spells an escape are accepted", async () => {
+    const { sessionId } = await begin();
+    const response = await post("request.begin", `{"sessionId":"${sessionId}","agent":"a","input":{"note":"\\ud83d\\ude00 and \\\\ud800 and \\\\u0000"}}`);
+    expect(response.status).toBe(200);
+  });
+
+  it("unicode: a lone surrogate in a query's input is 400 too", async () => {
+    const response = await fetch(`${test.url}/api/trpc/approval.await?input=${encodeURIComponent('{"timeoutMs":0,"approvalId":"apr_')}%5Cud800${encodeURIComponent('"}')}`, {
+      headers: agent,
+    });
+    expect(response.status).toBe(400);
+    expect((await response.json()).error.message).toMatch(/approvalId contains a lone UTF-16 surrogate/);
+  });
+});
