@@ -7,6 +7,7 @@ import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
 import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "../server/api/router.ts";
 import { verifyWebhookSignature, webhookSecretFor } from "../server/domain/webhook.ts";
+import { DecisionPush } from "./decision-push.ts";
 import { Thread, type ThreadOptions } from "./thread.ts";
 
 export * from "./thread.ts";
@@ -28,6 +29,11 @@ export interface TollgateOptions {
   networkRetries?: number;
   /** Names this process when it claims a tool's execution; defaults to a random id per client. */
   replicaId?: string;
+  /**
+   * Hold one connection on which decisions are pushed the moment they commit
+   * (default true); false, or a connection that cannot be made, long-polls.
+   */
+  push?: boolean;
 }
 
 export type GateOutcome<T> =
@@ -76,8 +82,33 @@ export function createTollgate(options: TollgateOptions) {
     }
   }
 
-  /** Waits until the approval is decided, expired or canceled. */
-  async function waitForDecision(approvalId: string): Promise<ApprovalResult> {
+  // Opened on the first approval this client waits for, then held.
+  let held: DecisionPush | undefined;
+  const pushConnection = () => (options.push === false ? null : (held ??= new DecisionPush(options.url.replace(/\/$/, ""), options.apiKey)));
+
+  /**
+   * Waits until the approval is decided, expired or canceled. With the held
+   * connection up, the decision arrives pushed; the server is asked directly
+   * only when something may have been missed (the connection came up after the
+   * approval was asked for, dropped, or stayed quiet for pollMs).
+   */
+  async function waitForDecision(approvalId: string, askedInEpoch: number | null = null): Promise<ApprovalResult> {
+    const push = pushConnection();
+    let epoch = push ? await push.epoch() : null;
+    let missedNothing = epoch !== null && epoch === askedInEpoch;
+    while (push && epoch !== null) {
+      if (!missedNothing) {
+        const now = await withRetry(() => client.approval.await.query({ approvalId, timeoutMs: 0 }));
+        if (now.status !== "PENDING") return now;
+      }
+      const pushed = await push.next(approvalId, pollMs);
+      if (pushed) {
+        push.settled(approvalId);
+        return pushed;
+      }
+      epoch = await push.epoch();
+      missedNothing = false;
+    }
     for (;;) {
       const result = await withRetry(() => client.approval.await.query({ approvalId, timeoutMs: pollMs }));
       if (result.status !== "PENDING") return result;
@@ -113,6 +144,9 @@ export function createTollgate(options: TollgateOptions) {
 
   async function gate<T>(requestId: string, tool: string, args: unknown, run: (args: unknown) => Promise<T> | T, gateOptions: GateOptions): Promise<GateOutcome<T>> {
     const idempotencyKey = gateOptions.idempotencyKey ?? `gate-${randomUUID()}`;
+    // Connected before asking: a decision committed from now on is pushed on this connection.
+    const push = pushConnection();
+    const askedInEpoch = push ? await push.epoch() : null;
     const asked = await withRetry(() =>
       client.approval.request.mutate({
         requestId,
@@ -125,7 +159,7 @@ export function createTollgate(options: TollgateOptions) {
         idempotencyKey,
       }),
     );
-    const result = asked.status === "PENDING" ? await waitForDecision(asked.approvalId) : asked;
+    const result = asked.status === "PENDING" ? await waitForDecision(asked.approvalId, askedInEpoch) : asked;
     return settle(result, args, run);
   }
 
@@ -191,6 +225,8 @@ export function createTollgate(options: TollgateOptions) {
     thread: (taskId: string, requestId: string, threadOptions?: ThreadOptions) => new Thread({ client, withRetry }, taskId, requestId, threadOptions),
     waitForDecision,
     settle,
+    /** Closes the held decision connection (it never keeps the process alive on its own). */
+    close: () => held?.close(),
   };
 }
 

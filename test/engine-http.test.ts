@@ -79,6 +79,43 @@ describe("engine over HTTP", () => {
     expect(runs).toBe(1);
   });
 
+  it("push: the decision reaches the waiting agent over the connection it holds, with no request per approval", async () => {
+    const sdk = agentSdk(test.url);
+    const { sessionId } = await sdk.openSession({});
+    const begun = await sdk.begin({ sessionId, agent: "mailer" });
+    // Counted on the agent's side: every HTTP call the SDK makes goes through fetch.
+    const calls: string[] = [];
+    const realFetch = globalThis.fetch;
+    globalThis.fetch = (input, init) => {
+      calls.push(String(input instanceof Request ? input.url : input));
+      return realFetch(input, init);
+    };
+    try {
+      for (let round = 0; round < 3; round++) {
+        const gated = begun.gate("send_email", { round }, () => round);
+        const pending = await waitFor(() => operator.approval.list.query({ status: "PENDING", sessionId }), (list) => list.items.length === 1);
+        await operator.approval.decide.mutate({ approvalId: pending.items[0]!.approvalId, action: "approve" });
+        expect(await gated).toMatchObject({ outcome: "executed", result: round });
+      }
+    } finally {
+      globalThis.fetch = realFetch;
+      sdk.close();
+    }
+    const agentCalls = calls.filter((url) => url.startsWith(test.url) && !url.includes("auth.") && !url.includes("approval.list") && !url.includes("approval.decide"));
+    expect(agentCalls.filter((url) => url.includes("approval.await"))).toEqual([]);
+    expect(agentCalls.filter((url) => url.includes("approval.request"))).toHaveLength(3);
+  });
+
+  it("push: with the held connection turned off, the SDK long-polls and gets the same decision", async () => {
+    const sdk = agentSdk(test.url, undefined, { push: false });
+    const { sessionId } = await sdk.openSession({});
+    const begun = await sdk.begin({ sessionId, agent: "mailer" });
+    const gated = begun.gate("send_email", { to: "a@example.com" }, () => "sent");
+    const pending = await waitFor(() => operator.approval.list.query({ status: "PENDING", sessionId }), (list) => list.items.length === 1);
+    await operator.approval.decide.mutate({ approvalId: pending.items[0]!.approvalId, action: "reject", message: "not today" });
+    expect(await gated).toMatchObject({ outcome: "rejected", status: "REJECTED", message: "not today" });
+  });
+
   it("gate: of two replicas settling the same approval at once, only the one holding the execution claim runs the tool", async () => {
     const sdk = agentSdk(test.url);
     const { sessionId } = await sdk.openSession({});

@@ -1,15 +1,16 @@
-// socket.io on the server's port: authenticates the operator at the handshake,
-// checks the Origin, and forwards bus events (small id-and-status signals) to
-// the workspace's room. With REDIS_URL the Redis adapter fans out across nodes.
+// socket.io on the server's port: authenticates the operator (or an agent key)
+// at the handshake, checks the Origin, and forwards bus events (small
+// id-and-status signals) to the workspace's room, and each decision to the
+// agent key that asked for it. With REDIS_URL the Redis adapter fans out across nodes.
 import type { Server as HttpServer, IncomingMessage } from "node:http";
 import { createAdapter } from "@socket.io/redis-adapter";
 import { parse as parseCookie } from "cookie";
 import { createClient } from "redis";
 import { Server } from "socket.io";
-import type { OperatorPrincipal } from "../domain/principal.ts";
+import type { AgentPrincipal, OperatorPrincipal } from "../domain/principal.ts";
 import { EVENT_NAMES, type TollgateEvents } from "../events/bus.ts";
 import { SESSION_COOKIE } from "../api/trpc.ts";
-import { authenticateOperator } from "../services/auth.ts";
+import { authenticateAgent, authenticateOperator } from "../services/auth.ts";
 import type { ServiceDeps } from "../services/deps.ts";
 import { rooms } from "./rooms.ts";
 import { newNonce, securityHeaders } from "../http-security.ts";
@@ -58,6 +59,14 @@ export async function attachRealtime(httpServer: HttpServer, deps: ServiceDeps, 
   }
 
   io.use(async (socket, next) => {
+    // An agent's SDK holds one connection for the decisions of every approval it waits on.
+    const agentKey = typeof socket.handshake.auth?.agentKey === "string" ? socket.handshake.auth.agentKey : undefined;
+    if (agentKey) {
+      const agent = await authenticateAgent(deps, agentKey).catch(() => null);
+      if (!agent) return next(new Error("unauthorized: the agent key is unknown or revoked"));
+      socket.data.agent = agent;
+      return next();
+    }
     const authToken = typeof socket.handshake.auth?.token === "string" ? socket.handshake.auth.token : undefined;
     const cookieHeader = socket.handshake.headers.cookie;
     const token = authToken ?? (cookieHeader ? parseCookie(cookieHeader)[SESSION_COOKIE] : undefined);
@@ -68,6 +77,11 @@ export async function attachRealtime(httpServer: HttpServer, deps: ServiceDeps, 
   });
 
   io.on("connection", (socket) => {
+    if (socket.data.agent) {
+      // Only its own decisions: never a workspace room, which carries everyone's events.
+      void socket.join(rooms.agentKey((socket.data.agent as AgentPrincipal).agentKeyId));
+      return;
+    }
     const operator = socket.data.operator as OperatorPrincipal;
     void socket.join(rooms.workspace(operator.workspaceId));
     void socket.join(rooms.operatorSession(operator.sessionId));
@@ -92,10 +106,18 @@ export async function attachRealtime(httpServer: HttpServer, deps: ServiceDeps, 
     }),
   );
 
+  // The decision itself, pushed to the key that asked (the payload is what approval.await answers).
+  const unsubscribeDecisions = deps.bus.on("approval:decided", (event, origin) => {
+    if (origin !== "local" || !event.agentKeyId) return;
+    const result = { approvalId: event.approvalId, status: event.status, ...(event.decision ? { decision: event.decision } : {}) };
+    io.to(rooms.agentKey(event.agentKeyId)).emit("decision", result);
+  });
+
   return {
     io,
     async close() {
       for (const unsubscribe of unsubscribers) unsubscribe();
+      unsubscribeDecisions();
       unsubscribeEnded();
       await new Promise<void>((resolve) => io.close(() => resolve()));
       await Promise.all(redisClients.map((client) => client.quit().catch(() => undefined)));

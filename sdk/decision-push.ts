@@ -1,0 +1,110 @@
+// The connection an SDK client holds for decisions: one socket.io connection
+// per client, on which the server pushes the decision of every approval its
+// agent key asked for the moment it commits, instead of one HTTP long-poll per
+// approval. Long-polling remains the fallback whenever the socket is down.
+import { io, type Socket } from "socket.io-client";
+
+/** What the server pushes: the same shape approval.await answers, without an execution report. */
+export interface PushedDecision {
+  approvalId: string;
+  status: "PENDING" | "APPROVED" | "REJECTED" | "EXPIRED" | "CANCELED";
+  decision?: {
+    action: "approve" | "reject" | "edit" | "respond";
+    args?: unknown;
+    message?: string;
+    decidedBy: string;
+    decidedAt: string;
+    decider?: "operator" | "policy" | "timeout" | "system";
+    policyId?: string;
+    receipt?: string;
+  };
+}
+
+// Decisions pushed before anyone waits for them (the answer to approval.request
+// can arrive after the decision does); kept briefly, bounded.
+const RECENT_LIMIT = 1_000;
+const CONNECT_TIMEOUT_MS = 5_000;
+
+export class DecisionPush {
+  readonly #socket: Socket;
+  /** Bumped on every (re)connect: a waiter that asked during one epoch missed nothing while it lasts. */
+  #epoch = 0;
+  #firstAttempt: Promise<void>;
+  readonly #waiters = new Map<string, Set<(pushed: PushedDecision | null) => void>>();
+  readonly #recent = new Map<string, PushedDecision>();
+
+  constructor(url: string, agentKey: string) {
+    this.#socket = io(url, {
+      path: "/socket.io",
+      transports: ["websocket"],
+      auth: { agentKey },
+      // The held connection alone must not keep a finished agent process alive.
+      autoUnref: true,
+    });
+    this.#firstAttempt = new Promise((resolve) => {
+      this.#socket.once("connect", () => resolve());
+      this.#socket.once("connect_error", () => resolve());
+      setTimeout(resolve, CONNECT_TIMEOUT_MS).unref();
+    });
+    this.#socket.on("connect", () => {
+      this.#epoch += 1;
+      // Whatever was pushed while disconnected is lost: every waiter looks again.
+      this.#wakeAll();
+    });
+    this.#socket.on("disconnect", () => this.#wakeAll());
+    this.#socket.on("decision", (pushed: PushedDecision) => this.#deliver(pushed));
+  }
+
+  /** The current connection's epoch, or null when not connected (the caller long-polls). */
+  async epoch(): Promise<number | null> {
+    await this.#firstAttempt;
+    return this.#socket.connected ? this.#epoch : null;
+  }
+
+  /**
+   * The pushed decision of `approvalId`, or null after `timeoutMs`, or as soon
+   * as the connection drops or comes back (the caller then asks the server).
+   */
+  next(approvalId: string, timeoutMs: number): Promise<PushedDecision | null> {
+    const early = this.#recent.get(approvalId);
+    if (early) return Promise.resolve(early);
+    return new Promise((resolve) => {
+      const waiters = this.#waiters.get(approvalId) ?? new Set();
+      this.#waiters.set(approvalId, waiters);
+      const done = (pushed: PushedDecision | null) => {
+        clearTimeout(timer);
+        waiters.delete(done);
+        if (waiters.size === 0) this.#waiters.delete(approvalId);
+        resolve(pushed);
+      };
+      // Referenced: a pending wait keeps the process alive, the socket does not.
+      const timer = setTimeout(() => done(null), timeoutMs);
+      waiters.add(done);
+    });
+  }
+
+  /** Forgets a decision once its waiter has it. */
+  settled(approvalId: string): void {
+    this.#recent.delete(approvalId);
+  }
+
+  close(): void {
+    this.#socket.close();
+    this.#wakeAll();
+  }
+
+  #deliver(pushed: PushedDecision): void {
+    if (pushed.status === "PENDING") return;
+    const waiters = this.#waiters.get(pushed.approvalId);
+    if (waiters) {
+      for (const waiter of [...waiters]) waiter(pushed);
+      return;
+    }
+    this.#recent.set(pushed.approvalId, pushed);
+    if (this.#recent.size > RECENT_LIMIT) this.#recent.delete(this.#recent.keys().next().value!);
+  }
+
+  #wakeAll(): void {
+    for (const waiters of [...this.#waiters.values()]) for (const waiter of [...waiters]) waiter(null);
+  }
+}
