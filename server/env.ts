@@ -1,5 +1,6 @@
 // The server's configuration, parsed once at start. Nothing else reads process.env.
 import { z } from "zod";
+import { parseAllowlist } from "./domain/outbound.ts";
 
 const optionalString = z
   .string()
@@ -69,6 +70,19 @@ const envSchema = z.object({
       .transform((url) => url.replace(/\/+$/, ""))
       .optional(),
   ),
+  // Destinations outbound requests may reach although they are loopback or
+  // private: comma-separated host names, host:port, addresses or CIDR ranges.
+  TOLLGATE_OUTBOUND_ALLOW: z
+    .string()
+    .optional()
+    .transform((text, context) => {
+      try {
+        return parseAllowlist(text);
+      } catch (error) {
+        context.addIssue({ code: "custom", message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
   // How long a decision receipt stays valid after the decision.
   TOLLGATE_RECEIPT_TTL_SECONDS: z.coerce
     .number()

@@ -20,6 +20,7 @@ import { log } from "./log.ts";
 import { attachRealtime, type Realtime } from "./realtime/socket.ts";
 import { resolveServerSecret } from "./secret.ts";
 import { bootstrapWorkspace, type BootstrapResult } from "./services/bootstrap.ts";
+import { createOutbound, type Resolver } from "./net/outbound.ts";
 import { createServiceDeps, type ServiceDeps } from "./services/deps.ts";
 import { createLoginThrottle } from "./services/login-throttle.ts";
 import { ReceiptSigner } from "./services/receipts.ts";
@@ -34,6 +35,8 @@ export interface StartOptions {
   /** Serve the Next.js console (off for API-only test servers). */
   withConsole?: boolean;
   dev?: boolean;
+  /** How outbound requests resolve host names (the system's DNS unless a test answers instead). */
+  resolver?: Resolver;
 }
 
 export interface RunningServer {
@@ -157,6 +160,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     sessionTtlHours: env.TOLLGATE_SESSION_TTL_HOURS,
     shutdown: shutdown.signal,
     receipts,
+    outbound: createOutbound({ allow: env.TOLLGATE_OUTBOUND_ALLOW, resolver: options.resolver }),
   });
   const bridge: RedisBridge | undefined = env.REDIS_URL ? await bridgeBusThroughRedis(bus, env.REDIS_URL) : undefined;
   const bootstrap = await bootstrapWorkspace(deps, {

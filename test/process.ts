@@ -43,6 +43,8 @@ export async function serverProcess(): Promise<ServerProcess> {
           TOLLGATE_ADMIN_EMAIL: ADMIN.email,
           TOLLGATE_ADMIN_PASSWORD: ADMIN.password,
           TOLLGATE_AGENT_KEY: AGENT_KEY,
+          // The tests' webhook receivers listen on loopback.
+          TOLLGATE_OUTBOUND_ALLOW: "127.0.0.1",
           TOLLGATE_CONSOLE: "off",
           TOLLGATE_LOG_LEVEL: "warn",
         },

@@ -7,6 +7,7 @@ import { afterAll, beforeAll } from "vitest";
 import { parseEnv } from "../server/env.ts";
 import { startServer, type RunningServer } from "../server/http.ts";
 import { setLogLevel } from "../server/log.ts";
+import type { Resolver } from "../server/net/outbound.ts";
 import { operatorClient, type OperatorClient } from "./clients.ts";
 import { ADMIN, AGENT_KEY, createEmptyPostgresDatabase, TEST_TARGET } from "./harness.ts";
 
@@ -18,7 +19,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(extraEnv: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(extraEnv: Record<string, string> = {}, options: { resolver?: Resolver } = {}): Promise<TestServer> {
   setLogLevel("warn");
   let databaseUrl: string | undefined;
   let cleanup: () => Promise<void>;
@@ -41,10 +42,12 @@ export async function startTestServer(extraEnv: Record<string, string> = {}): Pr
     TOLLGATE_ADMIN_EMAIL: ADMIN.email,
     TOLLGATE_ADMIN_PASSWORD: ADMIN.password,
     TOLLGATE_AGENT_KEY: AGENT_KEY,
+    // The tests' webhook receivers listen on loopback.
+    TOLLGATE_OUTBOUND_ALLOW: "127.0.0.1",
     ...extraEnv,
   });
   const open = async (): Promise<TestServer> => {
-    const server = await startServer({ env, withConsole: false });
+    const server = await startServer({ env, withConsole: false, resolver: options.resolver });
     return {
       server,
       url: server.url,

@@ -6,6 +6,7 @@ import { DELIVERY_HEADER, MAX_DELIVERY_ATTEMPTS, retryDelayMs, SIGNATURE_HEADER,
 import { approvalResult } from "../services/approvals/approval-views.ts";
 import type { ServiceDeps } from "../services/deps.ts";
 import { log } from "../log.ts";
+import type { OutboundResult } from "../net/outbound.ts";
 
 const SEND_TIMEOUT_MS = 10_000;
 // A claimed delivery is retried by any node after this lease if its sender died.
@@ -75,15 +76,17 @@ export class WebhookDeliverer {
           requestId: delivery.approval.requestId,
           ...approvalResult(delivery.approval),
         });
-        const error = secret ? await this.send(delivery.url, delivery.id, secret, body) : "the request has no agent key to sign with";
-        if (!error) {
+        const sent = secret ? await this.send(delivery.url, delivery.id, secret, body) : { ok: false as const, error: "the request has no agent key to sign with", refused: true };
+        if (sent.ok) {
           await this.deps.prisma.decisionDelivery.update({
             where: { id: delivery.id },
             data: { status: "DELIVERED", deliveredAt: this.deps.now(), lastError: null },
           });
           return;
         }
-        const giveUp = attempts >= MAX_DELIVERY_ATTEMPTS || !secret;
+        const error = sent.error;
+        // A refused destination stays refused: retrying would only knock again.
+        const giveUp = attempts >= MAX_DELIVERY_ATTEMPTS || sent.refused;
         await this.deps.prisma.decisionDelivery.update({
           where: { id: delivery.id },
           data: {
@@ -108,25 +111,17 @@ export class WebhookDeliverer {
     return Math.min(Math.max(wait, 0), MAX_SLEEP_MS);
   }
 
-  /** Returns null when the receiver acknowledged with 2xx, else what went wrong. */
-  private async send(url: string, deliveryId: string, secret: string, body: string): Promise<string | null> {
-    try {
-      const response = await fetch(url, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          [SIGNATURE_HEADER]: signWebhook(secret, body, Date.now()),
-          [DELIVERY_HEADER]: deliveryId,
-        },
-        body,
-        signal: AbortSignal.any([AbortSignal.timeout(SEND_TIMEOUT_MS), this.deps.shutdown]),
-        redirect: "manual",
-      });
-      await response.body?.cancel();
-      return response.ok ? null : `receiver answered ${response.status}`;
-    } catch (error) {
-      return `could not reach the receiver: ${(error as Error).message}`;
-    }
+  /** Sends one attempt through the outbound guard (server/net/outbound.ts). */
+  private send(url: string, deliveryId: string, secret: string, body: string): Promise<OutboundResult> {
+    return this.deps.outbound.post(url, {
+      headers: {
+        "content-type": "application/json",
+        [SIGNATURE_HEADER]: signWebhook(secret, body, Date.now()),
+        [DELIVERY_HEADER]: deliveryId,
+      },
+      body,
+      signal: AbortSignal.any([AbortSignal.timeout(SEND_TIMEOUT_MS), this.deps.shutdown]),
+    });
   }
 
   async stop(): Promise<void> {

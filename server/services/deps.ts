@@ -4,6 +4,7 @@ import type { PrismaClient } from "../db/client.ts";
 import type { Prisma } from "../db/generated/client.ts";
 import type { EventBus } from "../events/bus.ts";
 import { DecisionWaiters } from "../events/waiters.ts";
+import { createOutbound, type Outbound } from "../net/outbound.ts";
 import { generateSecret } from "../secret.ts";
 import type { AgentKeyCache } from "./auth.ts";
 import { createLoginThrottle, type LoginThrottle } from "./login-throttle.ts";
@@ -23,6 +24,8 @@ export interface ServiceDeps {
   receipts: ReceiptSigner;
   /** Counts failed logins per account and address; shared through Redis when the server has it. */
   loginThrottle: LoginThrottle;
+  /** Sends requests out (webhooks), to allowed destinations only. */
+  outbound: Outbound;
   /** Aborted when the server shuts down, so long-polls answer at once. */
   shutdown: AbortSignal;
 }
@@ -32,7 +35,7 @@ let processSecret: string | undefined;
 export function createServiceDeps(
   prisma: PrismaClient,
   bus: EventBus,
-  options: { sessionTtlHours?: number; shutdown?: AbortSignal; receipts?: ReceiptSigner; loginThrottle?: LoginThrottle } = {},
+  options: { sessionTtlHours?: number; shutdown?: AbortSignal; receipts?: ReceiptSigner; loginThrottle?: LoginThrottle; outbound?: Outbound } = {},
 ): ServiceDeps {
   const deps: ServiceDeps = {
     prisma,
@@ -48,6 +51,7 @@ export function createServiceDeps(
       // the whole process, so every signer in it can read the keys another stored.
       new ReceiptSigner({ prisma, secret: (processSecret ??= generateSecret()), issuer: "http://localhost:3000", now: () => deps.now() }),
     loginThrottle: options.loginThrottle ?? createLoginThrottle({ now: () => deps.now() }),
+    outbound: options.outbound ?? createOutbound({ allow: [] }),
     shutdown: options.shutdown ?? new AbortController().signal,
   };
   return deps;

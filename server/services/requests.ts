@@ -3,6 +3,7 @@
 import { Prisma } from "../db/generated/client.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
+import { checkUrlLiteral } from "../domain/outbound.ts";
 import { ACTIVE_RUN_STATUSES, isActive, planRequestEnding, type RequestEnding, type RunStatus } from "../domain/lifecycle.ts";
 import { idempotencyKeyOfOtherWork } from "../domain/authority.ts";
 import type { AgentPrincipal, OperatorPrincipal } from "../domain/principal.ts";
@@ -36,6 +37,11 @@ export interface BeginRequestResult {
 
 export async function beginRequest(deps: ServiceDeps, agent: AgentPrincipal, input: BeginRequestInput): Promise<BeginRequestResult> {
   const { workspaceId } = agent;
+  if (input.resumeUrl) {
+    // A literal private address is refused now; a name is checked on every address it resolves to when sent to.
+    const verdict = checkUrlLiteral(input.resumeUrl, deps.outbound.allow);
+    if (!verdict.allowed) throw new DomainError("BAD_INPUT", `resumeUrl is refused: ${verdict.reason}`, { field: "resumeUrl" });
+  }
   if (input.idempotencyKey) {
     const existing = await findByIdempotencyKey(deps, agent, input.idempotencyKey, input.sessionId);
     if (existing) return existing;
