@@ -83,6 +83,12 @@ const envSchema = z.object({
         return z.NEVER;
       }
     }),
+  // Sealed audit digests, kept outside the database: a file of JSON lines
+  // (appended) and/or a URL they are POSTed to; sealed every
+  // TOLLGATE_AUDIT_SEAL_SECONDS when the log moved, and at shutdown.
+  TOLLGATE_AUDIT_DIGEST_FILE: optionalString,
+  TOLLGATE_AUDIT_DIGEST_URL: optionalString.pipe(z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }).optional()),
+  TOLLGATE_AUDIT_SEAL_SECONDS: z.coerce.number().int().min(1).max(24 * 3600, "must be at most a day (86400)").default(300),
   // How long a decision receipt stays valid after the decision.
   TOLLGATE_RECEIPT_TTL_SECONDS: z.coerce
     .number()

@@ -13,6 +13,7 @@ import { openDatabase, type Database } from "./db/client.ts";
 import type { Env } from "./env.ts";
 import { EventBus } from "./events/bus.ts";
 import { bridgeBusThroughRedis, type RedisBridge } from "./events/redis-bridge.ts";
+import { AuditSealer } from "./jobs/audit-sealer.ts";
 import { ExpiryScheduler } from "./jobs/expiry-scheduler.ts";
 import { WebhookDeliverer } from "./jobs/webhook-deliverer.ts";
 import { clientAddress, newNonce, refuseTrpcRequest, requestIsHttps, securityHeaders, type MutationCheckOptions, type Refusal } from "./http-security.ts";
@@ -161,6 +162,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     shutdown: shutdown.signal,
     receipts,
     outbound: createOutbound({ allow: env.TOLLGATE_OUTBOUND_ALLOW, resolver: options.resolver }),
+    secret,
+    auditDigests: { file: env.TOLLGATE_AUDIT_DIGEST_FILE, url: env.TOLLGATE_AUDIT_DIGEST_URL },
   });
   const bridge: RedisBridge | undefined = env.REDIS_URL ? await bridgeBusThroughRedis(bus, env.REDIS_URL) : undefined;
   const bootstrap = await bootstrapWorkspace(deps, {
@@ -256,8 +259,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 
   const expiry = new ExpiryScheduler(deps);
   const webhooks = new WebhookDeliverer(deps);
+  const sealer = new AuditSealer(deps, deps.auditDigests, env.TOLLGATE_AUDIT_SEAL_SECONDS * 1000);
   expiry.start();
   webhooks.start();
+  sealer.start();
 
   let closing: Promise<void> | undefined;
   return {
@@ -272,6 +277,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         const drained = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         await Promise.all([expiry.stop(), webhooks.stop()]);
+        // The last word before the database closes: the head as shutdown left it.
+        await sealer.stop();
         receipts.close();
         await realtime.close();
         await bridge?.close();

@@ -229,8 +229,8 @@ describe("decisions", () => {
     await operator.approval.decide({ approvalId: asked.approvalId, action: "approve" });
     const entry = await db.prisma.auditEntry.findFirstOrThrow({ where: { action: "approval.decided" } });
     expect(entry).toMatchObject({ actorType: "operator", actorLabel: "admin@example.com", subjectId: asked.approvalId });
-    const { verifyAuditChain } = await import("../server/services/audit.ts");
-    expect(await verifyAuditChain(app.deps, app.workspaceId)).toMatchObject({ ok: true });
+    const { verifyAudit } = await import("../server/services/audit.ts");
+    expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
   });
 });
 
@@ -331,8 +331,8 @@ describe("cancel at scale", () => {
     expect(await db.prisma.approval.count({ where: { status: "CANCELED" } })).toBe(25);
     expect(new Set(canceledEvents)).toEqual(new Set(approvalIds));
     expect(await db.prisma.auditEntry.count({ where: { action: "approval.canceled" } })).toBe(25);
-    const { verifyAuditChain } = await import("../server/services/audit.ts");
-    expect(await verifyAuditChain(app.deps, app.workspaceId)).toMatchObject({ ok: true });
+    const { verifyAudit } = await import("../server/services/audit.ts");
+    expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
   });
 });
 

@@ -1,9 +1,10 @@
 // The checked-in migrations and prisma/schema.prisma must describe the same
 // database, and applying them must work (and be a no-op the second time).
 import { PGlite } from "@electric-sql/pglite";
-import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { describe, expect, it } from "vitest";
+import pg from "pg";
+import { postgresForMigrations } from "../server/db/client.ts";
 import { applyMigrations, diffMigrationsToSchema, readMigrations } from "../server/db/schema-engine.ts";
 import { createEmptyPostgresDatabase, TEST_TARGET } from "./harness.ts";
 
@@ -36,8 +37,14 @@ describe("migrations", () => {
     if (TEST_TARGET === "postgres") {
       const database = await createEmptyPostgresDatabase();
       try {
-        expect(await applyMigrations(new PrismaPg({ connectionString: database.url }))).toEqual(names);
-        expect(await applyMigrations(new PrismaPg({ connectionString: database.url }))).toEqual([]);
+        expect(await applyMigrations(postgresForMigrations(database.url))).toEqual(names);
+        expect(await applyMigrations(postgresForMigrations(database.url))).toEqual([]);
+        // A migration with a function body (the audit log's append-only trigger) arrived whole.
+        const client = new pg.Client({ connectionString: database.url });
+        await client.connect();
+        const triggers = await client.query(`SELECT tgname FROM pg_trigger WHERE tgname = 'audit_entry_append_only'`);
+        await client.end();
+        expect(triggers.rows).toHaveLength(1);
       } finally {
         await database.drop();
       }

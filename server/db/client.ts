@@ -5,6 +5,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import { PrismaPGlite } from "pglite-prisma-adapter";
+import pg from "pg";
 import { PrismaClient } from "./generated/client.ts";
 import { applyMigrations } from "./schema-engine.ts";
 
@@ -37,8 +38,36 @@ function redactUrl(url: string): string {
   }
 }
 
+/**
+ * The factory for applying migrations to PostgreSQL: @prisma/adapter-pg runs a
+ * script by splitting it at every ";", which cuts a function body (a trigger's
+ * plpgsql) apart, so each migration file is sent whole instead, as one simple
+ * query on its own connection.
+ */
+export function postgresForMigrations(databaseUrl: string, factory = new PrismaPg({ connectionString: databaseUrl })): SqlMigrationAwareDriverAdapterFactory {
+  return {
+    provider: factory.provider,
+    adapterName: factory.adapterName,
+    async connect() {
+      const adapter = await factory.connect();
+      adapter.executeScript = async (script: string) => {
+        const client = new pg.Client({ connectionString: databaseUrl });
+        await client.connect();
+        try {
+          await client.query(script);
+        } finally {
+          await client.end();
+        }
+      };
+      return adapter;
+    },
+    connectToShadowDb: () => factory.connectToShadowDb(),
+  };
+}
+
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   let adapterFactory: SqlMigrationAwareDriverAdapterFactory;
+  let migrationFactory: SqlMigrationAwareDriverAdapterFactory;
   let closeDriver: () => Promise<void>;
   let target: DatabaseTarget;
   let location: string;
@@ -46,6 +75,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   if (options.databaseUrl) {
     const factory = new PrismaPg({ connectionString: options.databaseUrl, max: 10 });
     adapterFactory = factory;
+    migrationFactory = postgresForMigrations(options.databaseUrl, factory);
     closeDriver = async () => {};
     target = "postgres";
     location = redactUrl(options.databaseUrl);
@@ -53,12 +83,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     if (!options.dataDir.startsWith("memory://")) await mkdir(options.dataDir, { recursive: true });
     const pglite = await PGlite.create(options.dataDir);
     adapterFactory = new PrismaPGlite(pglite);
+    migrationFactory = adapterFactory;
     closeDriver = () => pglite.close();
     target = "embedded";
     location = options.dataDir;
   }
 
-  if (options.migrate !== false) await applyMigrations(adapterFactory);
+  if (options.migrate !== false) await applyMigrations(migrationFactory);
 
   const prisma = new PrismaClient({ adapter: adapterFactory });
   return {

@@ -1,8 +1,12 @@
-// Appends to the workspace's hash-chained audit log inside the caller's
+// Appends to the workspace's MAC-chained audit log inside the caller's
 // transaction, and verifies the chain for the console.
 import { Prisma } from "../db/generated/client.ts";
-import { auditHash, GENESIS_HASH, verifyChain, type ChainVerdict } from "../domain/audit.ts";
+import { auditMac, checkAgainstDigest, crossCheckApprovals, CURRENT_MAC_VERSION, GENESIS_HASH, verifyChain, type AuditDigest, type ChainVerdict } from "../domain/audit.ts";
+import { deriveKey } from "../secret.ts";
+import { lastDigest } from "./audit-seal.ts";
 import type { ServiceDeps, Tx } from "./deps.ts";
+
+type Db = Pick<ServiceDeps["prisma"], "auditEntry">;
 
 export interface Actor {
   type: "operator" | "agent" | "policy" | "system";
@@ -20,54 +24,99 @@ export interface AuditInput {
   data?: unknown;
 }
 
-/** Must run inside a transaction: the advisory lock serialises appends per workspace. */
-export async function appendAudit(tx: Tx, workspaceId: string, input: AuditInput, now: Date): Promise<number> {
-  const [seq] = await appendAuditEntries(tx, workspaceId, [input], now);
-  return seq!;
+/**
+ * The workspace audit logs: appends keyed-MAC-chained entries inside the
+ * caller's transaction and verifies the chain. The MAC key comes from the
+ * server's secret, so it never reaches the database.
+ */
+export class AuditLog {
+  readonly #key: Buffer;
+
+  constructor(secret: string) {
+    this.#key = deriveKey(secret, "tollgate audit chain v1");
+  }
+
+  /** Must run inside a transaction: the advisory lock serialises appends per workspace. */
+  async append(tx: Tx, workspaceId: string, input: AuditInput, now: Date): Promise<number> {
+    const [seq] = await this.appendMany(tx, workspaceId, [input], now);
+    return seq!;
+  }
+
+  /** Appends several entries in order, chained to each other, in one insert. Returns their seqs. */
+  async appendMany(tx: Tx, workspaceId: string, inputs: AuditInput[], now: Date): Promise<number[]> {
+    if (inputs.length === 0) return [];
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${"audit:" + workspaceId}))`;
+    const last = await tx.auditEntry.findFirst({
+      where: { workspaceId },
+      orderBy: { seq: "desc" },
+      select: { seq: true, hash: true },
+    });
+    let seq = last?.seq ?? 0;
+    let prevHash = last?.hash ?? GENESIS_HASH;
+    const rows = inputs.map((input) => {
+      seq += 1;
+      const content = {
+        workspaceId,
+        seq,
+        actorType: input.actor.type,
+        actorId: input.actor.id,
+        actorLabel: input.actor.label,
+        action: input.action,
+        subjectType: input.subjectType,
+        subjectId: input.subjectId,
+        data: input.data ?? null,
+        createdAt: now,
+      };
+      const hash = auditMac(this.#key, prevHash, content);
+      const row = {
+        ...content,
+        data: content.data === null ? Prisma.JsonNull : (content.data as Prisma.InputJsonValue),
+        prevHash,
+        hash,
+        macVersion: CURRENT_MAC_VERSION,
+      };
+      prevHash = hash;
+      return row;
+    });
+    await tx.auditEntry.createMany({ data: rows });
+    return rows.map((row) => row.seq);
+  }
+
+  /** Checks the chain's links and MACs, then the chain against the last sealed digest, if any. */
+  async verify(db: Db, workspaceId: string, lastDigest?: AuditDigest | null): Promise<ChainVerdict> {
+    const entries = await db.auditEntry.findMany({ where: { workspaceId }, orderBy: { seq: "asc" } });
+    const verdict = verifyChain(
+      entries.map((entry) => ({ ...entry, data: entry.data ?? null })),
+      { key: this.#key },
+    );
+    if (!verdict.ok || !lastDigest) return verdict;
+    return checkAgainstDigest(entries, lastDigest) ?? verdict;
+  }
 }
 
-/** Appends several entries in order, chained to each other, in one insert. Returns their seqs. */
-export async function appendAuditEntries(tx: Tx, workspaceId: string, inputs: AuditInput[], now: Date): Promise<number[]> {
-  if (inputs.length === 0) return [];
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${"audit:" + workspaceId}))`;
-  const last = await tx.auditEntry.findFirst({
-    where: { workspaceId },
-    orderBy: { seq: "desc" },
-    select: { seq: true, hash: true },
-  });
-  let seq = last?.seq ?? 0;
-  let prevHash = last?.hash ?? GENESIS_HASH;
-  const rows = inputs.map((input) => {
-    seq += 1;
-    const content = {
-      workspaceId,
-      seq,
-      actorType: input.actor.type,
-      actorId: input.actor.id,
-      actorLabel: input.actor.label,
-      action: input.action,
-      subjectType: input.subjectType,
-      subjectId: input.subjectId,
-      data: input.data ?? null,
-      createdAt: now,
-    };
-    const hash = auditHash(prevHash, content);
-    const row = {
-      ...content,
-      data: content.data === null ? Prisma.JsonNull : (content.data as Prisma.InputJsonValue),
-      prevHash,
-      hash,
-    };
-    prevHash = hash;
-    return row;
-  });
-  await tx.auditEntry.createMany({ data: rows });
-  return rows.map((row) => row.seq);
-}
-
-export async function verifyAuditChain(deps: ServiceDeps, workspaceId: string): Promise<ChainVerdict> {
-  const entries = await deps.prisma.auditEntry.findMany({ where: { workspaceId }, orderBy: { seq: "asc" } });
-  return verifyChain(entries.map((entry) => ({ ...entry, data: entry.data ?? null })));
+/**
+ * The whole check behind audit.verify and `npm run audit:verify`: the chain's
+ * links and MACs, the chain against the last digest sealed outside the
+ * database, and every ended approval against the audit entry of its ending.
+ */
+export async function verifyAudit(deps: ServiceDeps, workspaceId: string): Promise<ChainVerdict> {
+  const digest = await lastDigest(deps.auditDigests, workspaceId);
+  const verdict = await deps.audit.verify(deps.prisma, workspaceId, digest);
+  if (!verdict.ok) return verdict;
+  const [approvals, endings] = await Promise.all([
+    deps.prisma.approval.findMany({
+      where: { workspaceId, status: { not: "PENDING" } },
+      select: { id: true, status: true, decisionAction: true, approvedArgs: true },
+    }),
+    deps.prisma.auditEntry.findMany({
+      where: { workspaceId, subjectType: "approval", action: { in: ["approval.decided", "approval.expired", "approval.canceled"] } },
+      select: { seq: true, action: true, subjectId: true, data: true },
+    }),
+  ]);
+  const mismatch = crossCheckApprovals(approvals, endings);
+  if (!mismatch) return verdict;
+  const entry = endings.find((candidate) => candidate.subjectId === mismatch.approvalId);
+  return { ok: false, checked: verdict.checked, brokenAtSeq: entry?.seq ?? 0, reason: mismatch.reason };
 }
 
 export interface AuditFilter {

@@ -5,7 +5,7 @@ import { hash as argon2Hash, verify as argon2Verify } from "@node-rs/argon2";
 import { DomainError } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import type { AgentPrincipal, OperatorPrincipal } from "../domain/principal.ts";
-import { appendAudit, SYSTEM_ACTOR } from "./audit.ts";
+import { SYSTEM_ACTOR } from "./audit.ts";
 import type { ServiceDeps } from "./deps.ts";
 
 export const sha256 = (value: string) => createHash("sha256").update(value).digest("hex");
@@ -60,8 +60,7 @@ async function auditFailedLogin(
   if (!workspaceId) return;
   const now = deps.now();
   await deps.prisma.$transaction((tx) =>
-    appendAudit(
-      tx,
+    deps.audit.append(tx,
       workspaceId,
       {
         actor: SYSTEM_ACTOR,
@@ -90,8 +89,7 @@ async function issueOperatorSession(
     await tx.operatorSession.create({
       data: { id: newId("ops"), workspaceId, operatorId, kind, tokenHash: sha256(token), createdAt: now, expiresAt },
     });
-    await appendAudit(
-      tx,
+    await deps.audit.append(tx,
       workspaceId,
       {
         actor: { type: "operator", id: operatorId, label: operator.email },

@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { newId } from "../domain/ids.ts";
 import { webhookSecretFor } from "../domain/webhook.ts";
-import { appendAudit, SYSTEM_ACTOR } from "./audit.ts";
+import { SYSTEM_ACTOR } from "./audit.ts";
 import { hashPassword, randomToken, sha256 } from "./auth.ts";
 import type { ServiceDeps } from "./deps.ts";
 
@@ -56,9 +56,9 @@ export async function bootstrapWorkspace(deps: ServiceDeps, options: BootstrapOp
         createdAt: now,
       },
     });
-    await appendAudit(tx, workspaceId, { actor: SYSTEM_ACTOR, action: "workspace.created", subjectType: "workspace", subjectId: workspaceId, data: { name: options.workspaceName } }, now);
-    await appendAudit(tx, workspaceId, { actor: SYSTEM_ACTOR, action: "operator.created", subjectType: "operator", subjectId: adminId, data: { email: adminEmail, role: "ADMIN" } }, now);
-    await appendAudit(tx, workspaceId, { actor: SYSTEM_ACTOR, action: "agent_key.created", subjectType: "agent_key", subjectId: keyId, data: { name: "bootstrap", prefix: agentKey.slice(0, 8) } }, now);
+    await deps.audit.append(tx, workspaceId, { actor: SYSTEM_ACTOR, action: "workspace.created", subjectType: "workspace", subjectId: workspaceId, data: { name: options.workspaceName } }, now);
+    await deps.audit.append(tx, workspaceId, { actor: SYSTEM_ACTOR, action: "operator.created", subjectType: "operator", subjectId: adminId, data: { email: adminEmail, role: "ADMIN" } }, now);
+    await deps.audit.append(tx, workspaceId, { actor: SYSTEM_ACTOR, action: "agent_key.created", subjectType: "agent_key", subjectId: keyId, data: { name: "bootstrap", prefix: agentKey.slice(0, 8) } }, now);
   });
 
   const winner = await deps.prisma.workspace.findFirstOrThrow({ orderBy: { createdAt: "asc" } });

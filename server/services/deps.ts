@@ -6,6 +6,8 @@ import type { EventBus } from "../events/bus.ts";
 import { DecisionWaiters } from "../events/waiters.ts";
 import { createOutbound, type Outbound } from "../net/outbound.ts";
 import { generateSecret } from "../secret.ts";
+import { AuditLog } from "./audit.ts";
+import type { DigestSink } from "./audit-seal.ts";
 import type { AgentKeyCache } from "./auth.ts";
 import { createLoginThrottle, type LoginThrottle } from "./login-throttle.ts";
 import type { PolicyCache } from "./policies/policy-cache.ts";
@@ -24,6 +26,10 @@ export interface ServiceDeps {
   receipts: ReceiptSigner;
   /** Counts failed logins per account and address; shared through Redis when the server has it. */
   loginThrottle: LoginThrottle;
+  /** The workspaces' audit logs, chained with a MAC whose key is not in the database. */
+  audit: AuditLog;
+  /** Where sealed audit digests are kept, outside the database. */
+  auditDigests: DigestSink;
   /** Sends requests out (webhooks), to allowed destinations only. */
   outbound: Outbound;
   /** Aborted when the server shuts down, so long-polls answer at once. */
@@ -35,8 +41,11 @@ let processSecret: string | undefined;
 export function createServiceDeps(
   prisma: PrismaClient,
   bus: EventBus,
-  options: { sessionTtlHours?: number; shutdown?: AbortSignal; receipts?: ReceiptSigner; loginThrottle?: LoginThrottle; outbound?: Outbound } = {},
+  options: { sessionTtlHours?: number; shutdown?: AbortSignal; receipts?: ReceiptSigner; loginThrottle?: LoginThrottle; outbound?: Outbound; secret?: string; auditDigests?: DigestSink } = {},
 ): ServiceDeps {
+  // Without a server's secret (tests, scripts): one generated secret for the
+  // whole process, so every signer and audit log in it agree.
+  const secret = options.secret ?? (processSecret ??= generateSecret());
   const deps: ServiceDeps = {
     prisma,
     bus,
@@ -47,9 +56,9 @@ export function createServiceDeps(
     policyCache: new Map(),
     receipts:
       options.receipts ??
-      // Without a server's signer (tests, scripts): one generated secret for
-      // the whole process, so every signer in it can read the keys another stored.
-      new ReceiptSigner({ prisma, secret: (processSecret ??= generateSecret()), issuer: "http://localhost:3000", now: () => deps.now() }),
+      new ReceiptSigner({ prisma, secret, issuer: "http://localhost:3000", now: () => deps.now() }),
+    audit: new AuditLog(secret),
+    auditDigests: options.auditDigests ?? {},
     loginThrottle: options.loginThrottle ?? createLoginThrottle({ now: () => deps.now() }),
     outbound: options.outbound ?? createOutbound({ allow: [] }),
     shutdown: options.shutdown ?? new AbortController().signal,

@@ -3,7 +3,6 @@ import { DomainError } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import type { OperatorPrincipal, OperatorRoleName } from "../domain/principal.ts";
 import { webhookSecretFor } from "../domain/webhook.ts";
-import { appendAudit } from "./audit.ts";
 import { forgetAgentKey, hashPassword, randomToken, sha256 } from "./auth.ts";
 import type { ServiceDeps } from "./deps.ts";
 import { isUniqueViolation } from "./transaction.ts";
@@ -34,7 +33,7 @@ export async function createOperator(
   try {
     await deps.prisma.$transaction(async (tx) => {
       await tx.operator.create({ data: { id, workspaceId: admin.workspaceId, email, name: input.name, role: input.role, passwordHash, createdAt: now } });
-      await appendAudit(tx, admin.workspaceId, { actor: actorOf(admin), action: "operator.created", subjectType: "operator", subjectId: id, data: { email, role: input.role } }, now);
+      await deps.audit.append(tx, admin.workspaceId, { actor: actorOf(admin), action: "operator.created", subjectType: "operator", subjectId: id, data: { email, role: input.role } }, now);
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw new DomainError("CONFLICT", `an operator with email ${email} already exists`);
@@ -52,7 +51,7 @@ export async function createAgentKey(deps: ServiceDeps, admin: OperatorPrincipal
     await tx.agentKey.create({
       data: { id, workspaceId: admin.workspaceId, name, keyHash: sha256(key), keyPrefix: key.slice(0, 8), webhookSecret: webhookSecretFor(key), createdAt: now },
     });
-    await appendAudit(tx, admin.workspaceId, { actor: actorOf(admin), action: "agent_key.created", subjectType: "agent_key", subjectId: id, data: { name, prefix: key.slice(0, 8) } }, now);
+    await deps.audit.append(tx, admin.workspaceId, { actor: actorOf(admin), action: "agent_key.created", subjectType: "agent_key", subjectId: id, data: { name, prefix: key.slice(0, 8) } }, now);
   });
   return { id, name, key };
 }
@@ -87,8 +86,7 @@ export async function setAgentKeyTrust(deps: ServiceDeps, admin: OperatorPrincip
     const key = await tx.agentKey.findFirst({ where: { id: keyId, workspaceId: admin.workspaceId } });
     if (!key) throw new DomainError("NOT_FOUND", `agent key ${keyId} does not exist in this workspace`);
     await tx.agentKey.update({ where: { id: key.id }, data: { trustedAgents: globs } });
-    await appendAudit(
-      tx,
+    await deps.audit.append(tx,
       admin.workspaceId,
       { actor: actorOf(admin), action: "agent_key.trust_changed", subjectType: "agent_key", subjectId: key.id, data: { name: key.name, from: key.trustedAgents, to: globs } },
       now,
@@ -106,7 +104,7 @@ export async function revokeAgentKey(deps: ServiceDeps, admin: OperatorPrincipal
     if (!key) throw new DomainError("NOT_FOUND", `agent key ${keyId} does not exist in this workspace`);
     if (key.revokedAt) return { id: key.id, revokedAt: key.revokedAt.toISOString() };
     await tx.agentKey.update({ where: { id: key.id }, data: { revokedAt: now } });
-    await appendAudit(tx, admin.workspaceId, { actor: actorOf(admin), action: "agent_key.revoked", subjectType: "agent_key", subjectId: key.id, data: { name: key.name } }, now);
+    await deps.audit.append(tx, admin.workspaceId, { actor: actorOf(admin), action: "agent_key.revoked", subjectType: "agent_key", subjectId: key.id, data: { name: key.name } }, now);
     return { id: key.id, revokedAt: now.toISOString() };
   });
 }

@@ -1,7 +1,6 @@
 // Rotating the receipt signing key, by an admin, with its audit entry in the
 // same transaction.
 import type { OperatorPrincipal } from "../domain/principal.ts";
-import { appendAudit } from "./audit.ts";
 import type { ServiceDeps } from "./deps.ts";
 
 /**
@@ -11,8 +10,7 @@ import type { ServiceDeps } from "./deps.ts";
  */
 export async function rotateReceiptKey(deps: ServiceDeps, admin: OperatorPrincipal) {
   const rotation = await deps.receipts.rotate((tx, { kid, retiredKids, rotatedAt }) =>
-    appendAudit(
-      tx,
+    deps.audit.append(tx,
       admin.workspaceId,
       {
         actor: { type: "operator", id: admin.operatorId, label: admin.email },

@@ -150,6 +150,18 @@ export class ReceiptSigner {
     return new SignJWT({ ...claims }).setProtectedHeader({ alg: RECEIPT_ALGORITHM, kid: key.kid, typ: RECEIPT_TYPE }).sign(key.privateKey);
   }
 
+  /**
+   * Signs a sealed audit chain head with the current receipt key, so anyone
+   * holding the published key set can check a digest kept outside the database.
+   */
+  async signDigest(claims: Record<string, unknown>): Promise<string> {
+    const key = await this.#signingKey();
+    return new SignJWT({ ...claims, iss: this.#issuer() })
+      .setProtectedHeader({ alg: RECEIPT_ALGORITHM, kid: key.kid, typ: "tollgate-audit-digest+jwt" })
+      .setIssuedAt()
+      .sign(key.privateKey);
+  }
+
   /** The public keys of the current key and of retired keys whose receipts may not have expired yet. */
   async jwks(): Promise<{ keys: JWK[] }> {
     const stillPublished = new Date(this.#now().getTime() - this.ttlSeconds * 1000 - RETIRED_KEY_GRACE_MS);

@@ -9,7 +9,7 @@ import { idempotencyKeyOfOtherWork } from "../domain/authority.ts";
 import type { AgentPrincipal, OperatorPrincipal } from "../domain/principal.ts";
 import { cancelPendingApprovalsOf } from "./approvals/cancel-pending-approvals.ts";
 import { lockChain, lockChains, lockPendingApprovals, lockTasks } from "./locks.ts";
-import { appendAudit, type Actor } from "./audit.ts";
+import { type Actor } from "./audit.ts";
 import { findRequest, findTask, mayActOnRequest } from "./authority.ts";
 import { mergeChanges, noChanges, refreshTaskStatuses, type Changes } from "./cascade.ts";
 import type { ServiceDeps, Tx } from "./deps.ts";
@@ -198,7 +198,7 @@ export async function endRequest(
     const plan = planRequestEnding({ requestId, status: request.status, pendingApprovalIds: pending.map((p) => p.id) }, ending);
     if (plan === "unchanged") return { result: { requestId, status: request.status }, changes };
     // A failing request's own pending approvals can no longer be acted on.
-    if (pending.length > 0) mergeChanges(changes, await cancelPendingApprovalsOf(tx, [requestId], agentActor(agent), now, "the request failed"));
+    if (pending.length > 0) mergeChanges(changes, await cancelPendingApprovalsOf(deps, tx, [requestId], agentActor(agent), now, "the request failed"));
     // Still active: canceling its own approvals above may have moved it from
     // PAUSED back to RUNNING, and the row lock rules out anyone else.
     const updated = await tx.request.updateMany({
@@ -304,7 +304,7 @@ export async function cancelTask(deps: ServiceDeps, by: OperatorPrincipal | Agen
       await lockTasks(tx, more.map((row) => row.taskId));
       lockedIds.push(...latecomers);
     }
-    mergeChanges(changes, await cancelPendingApprovalsOf(tx, lockedIds, actor, now, reason ?? `task ${taskId} was canceled`));
+    mergeChanges(changes, await cancelPendingApprovalsOf(deps, tx, lockedIds, actor, now, reason ?? `task ${taskId} was canceled`));
     const requests = await tx.$queryRaw<{ id: string; taskId: string; sessionId: string }[]>`
       UPDATE "Request" SET status = 'CANCELED', "endedAt" = ${now}, "updatedAt" = ${now}
       WHERE id = ANY(${lockedIds}::text[]) AND status IN ('RUNNING', 'PAUSED')
@@ -319,7 +319,7 @@ export async function cancelTask(deps: ServiceDeps, by: OperatorPrincipal | Agen
     // Tasks outside the subtree whose requests were waiting on the canceled ones resume.
     const others = new Set(changes.requests.map((change) => change.taskId).filter((id) => !taskIds.includes(id)));
     mergeChanges(changes, { tasks: await refreshTaskStatuses(tx, others) });
-    await appendAudit(tx, workspaceId, { actor, action: "task.canceled", subjectType: "task", subjectId: taskId, data: { reason: reason ?? null, tasks: taskIds.length, requests: requestIds.length } }, now);
+    await deps.audit.append(tx, workspaceId, { actor, action: "task.canceled", subjectType: "task", subjectId: taskId, data: { reason: reason ?? null, tasks: taskIds.length, requests: requestIds.length } }, now);
     return { result: { taskId, status: "CANCELED" as RunStatus, canceledRequests: requestIds.length }, changes };
   });
   publishChanges(deps, changes);

@@ -20,7 +20,7 @@ import {
   type OwnershipRules,
   type WriterKind,
 } from "../domain/thread/ownership.ts";
-import { appendAudit, type Actor } from "./audit.ts";
+import { type Actor } from "./audit.ts";
 import { findTask, keyAtOrAbove, parseJsonColumn } from "./authority.ts";
 import type { ServiceDeps, Tx } from "./deps.ts";
 import { isUniqueViolation, transact } from "./transaction.ts";
@@ -50,8 +50,7 @@ export async function configureThread(deps: ServiceDeps, agent: AgentPrincipal, 
       create: { taskId: task.id, workspaceId: agent.workspaceId, config: config as Prisma.InputJsonValue, ownership: ownershipData ?? Prisma.DbNull, updatedAt: now },
       update: { config: config as Prisma.InputJsonValue, ...(ownershipData === undefined ? {} : { ownership: ownershipData }), updatedAt: now },
     });
-    await appendAudit(
-      tx,
+    await deps.audit.append(tx,
       agent.workspaceId,
       {
         actor: agentActor(agent),

@@ -1,7 +1,8 @@
-// The audit log for operators: filterable entries and the hash-chain verdict.
+// The audit log for operators: filterable entries, the chain verdict, and sealing.
 import { z } from "zod";
-import { listAudit, verifyAuditChain } from "../../services/audit.ts";
-import { operatorProcedure, router } from "../trpc.ts";
+import { sealAuditLogs } from "../../services/audit-seal.ts";
+import { listAudit, verifyAudit } from "../../services/audit.ts";
+import { adminProcedure, operatorProcedure, router } from "../trpc.ts";
 
 export const auditRouter = router({
   list: operatorProcedure
@@ -25,5 +26,10 @@ export const auditRouter = router({
         z.object({ ok: z.literal(false), checked: z.number(), brokenAtSeq: z.number(), reason: z.string() }),
       ]),
     )
-    .query(({ ctx }) => verifyAuditChain(ctx.deps, ctx.operator.workspaceId)),
+    .query(({ ctx }) => verifyAudit(ctx.deps, ctx.operator.workspaceId)),
+
+  /** Seals the chain head now (it is also sealed periodically); nothing is written without a digest sink. */
+  seal: adminProcedure
+    .output(z.object({ sealed: z.array(z.object({ workspaceId: z.string(), seq: z.number(), hash: z.string(), sealedAt: z.string(), jws: z.string() })) }))
+    .mutation(async ({ ctx }) => ({ sealed: await sealAuditLogs(ctx.deps, ctx.deps.auditDigests, ctx.operator.workspaceId) })),
 });

@@ -1,8 +1,8 @@
 // When requests end (failed, canceled, their task canceled), their pending
 // approvals end with them in the same transaction.
-import { appendAuditEntries, type Actor } from "../audit.ts";
+import { type Actor } from "../audit.ts";
 import { adjustPendingAlongChains, mergeChanges, noChanges, refreshTaskStatuses, type Changes } from "../cascade.ts";
-import type { Tx } from "../deps.ts";
+import type { ServiceDeps, Tx } from "../deps.ts";
 import { lockPendingApprovals } from "../locks.ts";
 
 /**
@@ -11,7 +11,7 @@ import { lockPendingApprovals } from "../locks.ts";
  * canceled task tree can hold thousands); the caller publishes the returned
  * changes after commit. No webhook is sent: the request itself ended.
  */
-export async function cancelPendingApprovalsOf(tx: Tx, requestIds: string[], actor: Actor, now: Date, reason: string): Promise<Changes> {
+export async function cancelPendingApprovalsOf(deps: ServiceDeps, tx: Tx, requestIds: string[], actor: Actor, now: Date, reason: string): Promise<Changes> {
   const changes = noChanges();
   if (requestIds.length === 0) return changes;
   // Locked first (after the requests' chains, which the caller holds), so a
@@ -45,8 +45,7 @@ export async function cancelPendingApprovalsOf(tx: Tx, requestIds: string[], act
       createdAt: now,
     })),
   });
-  await appendAuditEntries(
-    tx,
+  await deps.audit.appendMany(tx,
     pending[0]!.workspaceId,
     pending.map((approval) => ({
       actor,

@@ -14,7 +14,7 @@ import {
 import { hasRole } from "../../domain/policy.ts";
 import type { OperatorPrincipal } from "../../domain/principal.ts";
 import type { DecisionPayload } from "../../events/bus.ts";
-import { appendAudit, type Actor } from "../audit.ts";
+import { type Actor } from "../audit.ts";
 import { noChanges, type Changes } from "../cascade.ts";
 import type { ServiceDeps, Tx } from "../deps.ts";
 import { publishChanges, transact } from "../transaction.ts";
@@ -79,7 +79,7 @@ export async function decideApproval(deps: ServiceDeps, operator: OperatorPrinci
             );
       if (decided) {
         if (!input.remember || decided.approval.status !== "APPROVED") return decided;
-        return { ...decided, remembered: await rememberDecision(tx, operator, approval, input.remember, now) };
+        return { ...decided, remembered: await rememberDecision(deps, tx, operator, approval, input.remember, now) };
       }
     }
     // Already ended (or another decision won just now): read what was stored.
@@ -137,7 +137,7 @@ async function castVote(
   const already = await tx.approvalVote.findUnique({ where: key });
   if (!already) {
     await tx.approvalVote.create({ data: { approvalId: approval.id, operatorId: operator.operatorId, workspaceId: approval.workspaceId, ...vote } });
-    await appendAudit(tx, approval.workspaceId, { actor, action: "approval.voted", subjectType: "approval", subjectId: approval.id, data: { action: "approve", tool: approval.tool } }, now);
+    await deps.audit.append(tx, approval.workspaceId, { actor, action: "approval.voted", subjectType: "approval", subjectId: approval.id, data: { action: "approve", tool: approval.tool } }, now);
   }
   const votes = await votesOf(tx, approval.id);
   if (votes.length < approval.requiredApprovals) {

@@ -4,7 +4,7 @@ import { Prisma } from "../../db/generated/client.ts";
 import type { Approval } from "../../db/generated/client.ts";
 import { newId } from "../../domain/ids.ts";
 import type { DecisionAction } from "../../domain/lifecycle.ts";
-import { appendAudit, type Actor } from "../audit.ts";
+import { type Actor } from "../audit.ts";
 import { adjustPendingAlongChain, refreshTaskStatuses, type Changes } from "../cascade.ts";
 import { lockChains } from "../locks.ts";
 import type { ServiceDeps, Tx } from "../deps.ts";
@@ -97,8 +97,7 @@ export async function finishApproval(
     });
   }
   await traceApproval(tx, row, "approval.decided", { approvalId: row.id, status: ending.status, action: ending.action, decidedBy: ending.decidedBy }, now);
-  await appendAudit(
-    tx,
+  await deps.audit.append(tx,
     row.workspaceId,
     {
       actor,

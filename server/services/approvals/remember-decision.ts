@@ -6,7 +6,7 @@ import { LIMITS } from "../../domain/json.ts";
 import type { DecisionAction } from "../../domain/lifecycle.ts";
 import { exactGlob, LAST_PRIORITY, type Condition } from "../../domain/policy.ts";
 import type { OperatorPrincipal } from "../../domain/principal.ts";
-import type { Tx } from "../deps.ts";
+import type { ServiceDeps, Tx } from "../deps.ts";
 import { insertPolicy } from "../policies/create-policy.ts";
 import type { ApprovalWithAgent } from "./finish-approval.ts";
 
@@ -40,11 +40,12 @@ const REMEMBER_HOUR_MS = 3600_000;
  * an admin placed before that one still win), or after every written rule
  * when the workspace default applied.
  */
-export async function rememberDecision(tx: Tx, operator: OperatorPrincipal, approval: ApprovalWithAgent, remember: RememberInput, now: Date) {
+export async function rememberDecision(deps: ServiceDeps, tx: Tx, operator: OperatorPrincipal, approval: ApprovalWithAgent, remember: RememberInput, now: Date) {
   const source = approval.policyId ? await tx.policy.findUnique({ where: { id: approval.policyId }, select: { priority: true } }) : null;
   const scope = { session: "in this session", hour: "for an hour", always: "always" }[remember.scope];
   const label = `Allow ${approval.tool} for ${approval.task.agent} ${scope}`;
   const policy = await insertPolicy(
+    deps,
     tx,
     operator,
     {

@@ -9,7 +9,6 @@ import { isActive, type DecisionAction, type TimeoutOutcome } from "../../domain
 import { evaluatePolicies, gateFor, type PolicyRule } from "../../domain/policy.ts";
 import type { AgentPrincipal } from "../../domain/principal.ts";
 import { toolAllowedByConfig, type ThreadConfig } from "../../domain/thread/config.ts";
-import { appendAudit } from "../audit.ts";
 import { mayActOnRequest } from "../authority.ts";
 import { adjustPendingAlongChain, mergeChanges, noChanges, refreshTaskStatuses, type Changes } from "../cascade.ts";
 import type { ServiceDeps, Tx } from "../deps.ts";
@@ -191,8 +190,7 @@ async function recordPolicyDecision(
   });
   await traceApproval(tx, approval, "approval.requested", { approvalId: approval.id, args: fields.proposedArgs, policy: rule.name }, now);
   await traceApproval(tx, approval, "approval.decided", { approvalId: approval.id, status: approval.status, action: outcome, decidedBy }, now);
-  await appendAudit(
-    tx,
+  await deps.audit.append(tx,
     approval.workspaceId,
     {
       actor: { type: "policy", id: rule.id, label: decidedBy },

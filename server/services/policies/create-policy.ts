@@ -3,7 +3,7 @@ import type { Policy } from "../../db/generated/client.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import type { OperatorPrincipal } from "../../domain/principal.ts";
-import { appendAudit, type Actor } from "../audit.ts";
+import { type Actor } from "../audit.ts";
 import type { ServiceDeps, Tx } from "../deps.ts";
 import { isUniqueViolation, transact } from "../transaction.ts";
 import { bumpPolicyVersion } from "./policy-cache.ts";
@@ -14,7 +14,7 @@ export const operatorActor = (operator: OperatorPrincipal): Actor => ({ type: "o
 
 export async function createPolicy(deps: ServiceDeps, operator: OperatorPrincipal, input: PolicyInput): Promise<PolicyView> {
   try {
-    return await transact(deps, async (tx) => policyView(await insertPolicy(tx, operator, input, deps.now())));
+    return await transact(deps, async (tx) => policyView(await insertPolicy(deps, tx, operator, input, deps.now())));
   } catch (error) {
     if (isUniqueViolation(error)) throw new DomainError("CONFLICT", nameTaken(input.name));
     throw error;
@@ -23,6 +23,7 @@ export async function createPolicy(deps: ServiceDeps, operator: OperatorPrincipa
 
 /** Inserts a rule inside the caller's transaction (also used for remembered decisions). */
 export async function insertPolicy(
+  deps: ServiceDeps,
   tx: Tx,
   operator: OperatorPrincipal,
   input: PolicyInput,
@@ -44,8 +45,7 @@ export async function insertPolicy(
   assertValidRule(ruleOf(row));
   const created = await tx.policy.create({ data: { ...row, match: row.match as object } });
   await bumpPolicyVersion(tx, operator.workspaceId);
-  await appendAudit(
-    tx,
+  await deps.audit.append(tx,
     operator.workspaceId,
     { actor: operatorActor(operator), action: "policy.created", subjectType: "policy", subjectId: created.id, data: policyView(created) },
     now,

@@ -2,7 +2,6 @@
 // decided keep its name and version; the audit log keeps the rule itself.
 import { notFound } from "../../domain/errors.ts";
 import type { OperatorPrincipal } from "../../domain/principal.ts";
-import { appendAudit } from "../audit.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { transact } from "../transaction.ts";
 import { operatorActor } from "./create-policy.ts";
@@ -18,8 +17,7 @@ export async function deletePolicy(deps: ServiceDeps, operator: OperatorPrincipa
     // Deleted concurrently by someone else: the same outcome, reported once.
     if (count === 0) throw notFound("policy", policyId);
     await bumpPolicyVersion(tx, operator.workspaceId);
-    await appendAudit(
-      tx,
+    await deps.audit.append(tx,
       operator.workspaceId,
       { actor: operatorActor(operator), action: "policy.deleted", subjectType: "policy", subjectId: policyId, data: policyView(existing) },
       now,

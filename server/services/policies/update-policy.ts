@@ -1,7 +1,6 @@
 // An admin changes a rule: its version goes up, so decisions name the rule as it was.
 import { DomainError, notFound } from "../../domain/errors.ts";
 import type { OperatorPrincipal } from "../../domain/principal.ts";
-import { appendAudit } from "../audit.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { isUniqueViolation, transact } from "../transaction.ts";
 import { operatorActor } from "./create-policy.ts";
@@ -35,8 +34,7 @@ export async function updatePolicy(
         data: { ...fields, match: fields.match as object, priority: merged.priority ?? before.priority, version: { increment: 1 }, updatedAt: now },
       });
       await bumpPolicyVersion(tx, operator.workspaceId);
-      await appendAudit(
-        tx,
+      await deps.audit.append(tx,
         operator.workspaceId,
         { actor: operatorActor(operator), action: "policy.updated", subjectType: "policy", subjectId: policyId, data: { before: current, after: policyView(updated) } },
         now,

@@ -3,7 +3,6 @@
 import { notFound } from "../../domain/errors.ts";
 import type { WorkspaceDefaultGate } from "../../domain/policy.ts";
 import type { OperatorPrincipal } from "../../domain/principal.ts";
-import { appendAudit } from "../audit.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { transact } from "../transaction.ts";
 import { operatorActor } from "./create-policy.ts";
@@ -18,8 +17,7 @@ export async function setWorkspaceGate(deps: ServiceDeps, operator: OperatorPrin
   const now = deps.now();
   return transact(deps, async (tx) => {
     await tx.workspace.update({ where: { id: operator.workspaceId }, data: { defaultTimeoutMs: gate.timeoutMs, defaultOnTimeout: gate.onTimeout } });
-    await appendAudit(
-      tx,
+    await deps.audit.append(tx,
       operator.workspaceId,
       { actor: operatorActor(operator), action: "policy.default_changed", subjectType: "workspace", subjectId: operator.workspaceId, data: gate },
       now,

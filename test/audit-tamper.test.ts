@@ -1,0 +1,117 @@
+// Someone with direct database access tampers with the audit log or with an
+// approval; audit.verify names where. The tampering runs as the database
+// owner with the append-only trigger switched off, as such an attacker could.
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { auditHash, GENESIS_HASH } from "../server/domain/audit.ts";
+import { createServiceDeps, type ServiceDeps } from "../server/services/deps.ts";
+import { agentCaller, callerWith, operatorCaller, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
+
+let db: TestDatabase;
+let app: TestApp;
+useFreshApp((created) => (db = created), (fresh) => (app = fresh));
+
+let digestDir: string;
+let digestFile: string;
+let deps: ServiceDeps;
+beforeAll(async () => {
+  digestDir = await mkdtemp(path.join(tmpdir(), "tollgate-digests-"));
+});
+afterAll(() => rm(digestDir, { recursive: true, force: true }));
+beforeEach(async () => {
+  digestFile = path.join(digestDir, `${Date.now()}-${Math.random()}.jsonl`);
+  // The same database and process secret as the app, with digests kept in a file.
+  deps = createServiceDeps(db.prisma, app.bus, { auditDigests: { file: digestFile } });
+  await deps.receipts.ready();
+});
+
+/** As the database owner: the append-only trigger off for the length of `tamper`. */
+async function asOwner(tamper: () => Promise<unknown>) {
+  await db.prisma.$executeRawUnsafe(`ALTER TABLE "AuditEntry" DISABLE TRIGGER "audit_entry_append_only"`);
+  try {
+    await tamper();
+  } finally {
+    await db.prisma.$executeRawUnsafe(`ALTER TABLE "AuditEntry" ENABLE TRIGGER "audit_entry_append_only"`);
+  }
+}
+
+/** Three decided approvals (approve, reject, approve) and a digest sealed after them. */
+async function decidedAndSealed() {
+  const agent = agentCaller(deps);
+  const operator = await operatorCaller(deps);
+  const { sessionId } = await agent.session.open({});
+  const begun = await agent.request.begin({ sessionId, agent: "mailer" });
+  const ids: string[] = [];
+  for (const action of ["approve", "reject", "approve"] as const) {
+    const asked = await agent.approval.request({ requestId: begun.requestId, tool: "send_email", args: { action } });
+    await operator.approval.decide({ approvalId: asked.approvalId, action, ...(action === "reject" ? { message: "no" } : {}) });
+    ids.push(asked.approvalId);
+  }
+  const { sealed } = await operator.audit.seal();
+  expect(sealed).toHaveLength(1);
+  expect(await operator.audit.verify()).toMatchObject({ ok: true });
+  return { operator, ids, sealedSeq: sealed[0]!.seq };
+}
+
+describe("audit log tampering", () => {
+  it("audit: the log is append-only in the database: UPDATE and DELETE are refused", async () => {
+    await decidedAndSealed();
+    await expect(db.prisma.$executeRawUnsafe(`UPDATE "AuditEntry" SET "actorLabel" = 'someone else'`)).rejects.toThrow(/append-only/);
+    await expect(db.prisma.$executeRawUnsafe(`DELETE FROM "AuditEntry"`)).rejects.toThrow(/append-only/);
+  });
+
+  it("audit: a seal writes a signed digest of the chain head to the file, and only when the head moved", async () => {
+    const { operator, sealedSeq } = await decidedAndSealed();
+    const lines = (await readFile(digestFile, "utf8")).trim().split("\n").map((line) => JSON.parse(line));
+    expect(lines).toEqual([expect.objectContaining({ workspaceId: app.workspaceId, seq: sealedSeq, jws: expect.stringMatching(/^ey/) })]);
+    expect((await operator.audit.seal()).sealed).toEqual([]);
+  });
+
+  it("audit: deleting the newest entries is detected against the last digest", async () => {
+    const { operator, sealedSeq } = await decidedAndSealed();
+    await asOwner(() => db.prisma.$executeRaw`DELETE FROM "AuditEntry" WHERE seq > ${sealedSeq - 2}`);
+    expect(await operator.audit.verify()).toMatchObject({ ok: false, brokenAtSeq: sealedSeq - 1, reason: expect.stringContaining(`entry ${sealedSeq} was sealed`) });
+  });
+
+  it("audit: deleting the whole log is detected against the last digest", async () => {
+    const { operator } = await decidedAndSealed();
+    await asOwner(() => db.prisma.$executeRaw`DELETE FROM "AuditEntry"`);
+    // The operator's session still works: only the log is gone.
+    const verdict = await operator.audit.verify();
+    expect(verdict).toMatchObject({ ok: false, brokenAtSeq: 1, reason: expect.stringContaining("were deleted") });
+  });
+
+  it("audit: a rejection rewritten into an approval, every later link recomputed without the key, is detected at that entry", async () => {
+    const { operator, ids } = await decidedAndSealed();
+    const entries = await db.prisma.auditEntry.findMany({ where: { workspaceId: app.workspaceId }, orderBy: { seq: "asc" } });
+    const rejected = entries.find((entry) => entry.subjectId === ids[1] && entry.action === "approval.decided")!;
+    await asOwner(async () => {
+      // Recompute the plain SHA-256 links (all an attacker without the key can do), from the rewritten entry on.
+      let prev = entries.find((entry) => entry.seq === rejected.seq - 1)?.hash ?? GENESIS_HASH;
+      for (const entry of entries.filter((candidate) => candidate.seq >= rejected.seq)) {
+        const data = entry.seq === rejected.seq ? { ...(entry.data as object), status: "APPROVED", action: "approve", message: null } : entry.data;
+        const hash = auditHash(prev, { ...entry, data });
+        await db.prisma.$executeRaw`UPDATE "AuditEntry" SET data = ${JSON.stringify(data)}::jsonb, "prevHash" = ${prev}, hash = ${hash}, "macVersion" = 0 WHERE id = ${entry.id}`;
+        prev = hash;
+      }
+      await db.prisma.$executeRaw`UPDATE "Approval" SET status = 'APPROVED', "decisionAction" = 'approve' WHERE id = ${ids[1]!}`;
+    });
+    expect(await operator.audit.verify()).toMatchObject({ ok: false, brokenAtSeq: rejected.seq });
+  });
+
+  it("audit: an Approval row edited from REJECTED to APPROVED is named, though the log itself is intact", async () => {
+    const { operator, ids } = await decidedAndSealed();
+    await db.prisma.$executeRaw`UPDATE "Approval" SET status = 'APPROVED', "decisionAction" = 'approve', "decisionMessage" = NULL WHERE id = ${ids[1]!}`;
+    expect(await operator.audit.verify()).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining(`approval ${ids[1]} is APPROVED (approve) in its row, but audit entry`),
+    });
+  });
+
+  it("audit: sealing is for admins", async () => {
+    const viewer = callerWith(deps);
+    await expect(viewer.audit.seal()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+  });
+});
