@@ -6,7 +6,7 @@ import { applyMigrations } from "../server/db/schema-engine.ts";
 const config = env();
 const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.TOLLGATE_DATA_DIR, migrate: false });
 try {
-  const applied = await applyMigrations(database.adapterFactory);
+  const applied = await applyMigrations(database.migrationFactory);
   console.log(applied.length ? `applied: ${applied.join(", ")}` : "the database is up to date");
 } finally {
   await database.close();

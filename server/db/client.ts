@@ -18,6 +18,8 @@ export interface Database {
   /** Where the data lives: the folder (embedded) or the URL without its password. */
   location: string;
   adapterFactory: SqlMigrationAwareDriverAdapterFactory;
+  /** The factory to apply migrations with (see postgresForMigrations). */
+  migrationFactory: SqlMigrationAwareDriverAdapterFactory;
   close(): Promise<void>;
 }
 
@@ -97,6 +99,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     target,
     location,
     adapterFactory,
+    migrationFactory,
     async close() {
       await prisma.$disconnect();
       await closeDriver();
