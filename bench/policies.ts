@@ -58,6 +58,7 @@ export function evaluationMicros(): number {
     timeoutMs: null,
     onTimeout: "reject",
     allowApproveOnTimeout: false,
+    route: null,
   }));
   const set = compilePolicySet(rules);
   const facts = { agent: "bench-agent", tool: "send_email", agentKeyId: null, sessionId: null, sessionMetadata: null, args: { i: 1, to: "someone@example.com" } };

@@ -62,6 +62,16 @@ const envSchema = z.object({
   // The server's secret: signing keys are stored encrypted under a key derived
   // from it. Unset: generated once into TOLLGATE_DATA_DIR/secret.key.
   TOLLGATE_SECRET: optionalString.pipe(z.string().min(32, "must be at least 32 characters").optional()),
+  // Email out: the SMTP server approvals are announced through
+  // (smtp://user:pass@host:587, smtps://… for TLS from the start). With it set
+  // and no notification channel configured, the operators asked are emailed.
+  TOLLGATE_SMTP_URL: optionalString.pipe(
+    z
+      .string()
+      .regex(/^smtps?:\/\//, "must be an smtp:// or smtps:// URL")
+      .optional(),
+  ),
+  TOLLGATE_SMTP_FROM: z.string().min(3).default("Tollgate <tollgate@localhost>"),
   // The base URL tools reach this server at: the `iss` of decision receipts.
   // Unset: http://localhost:<the port listened on>.
   TOLLGATE_PUBLIC_URL: optionalString.pipe(

@@ -14,8 +14,12 @@ import type { Env } from "./env.ts";
 import { EventBus } from "./events/bus.ts";
 import { bridgeBusThroughRedis, type RedisBridge } from "./events/redis-bridge.ts";
 import { AuditSealer } from "./jobs/audit-sealer.ts";
-import { ExpiryScheduler } from "./jobs/expiry-scheduler.ts";
+import { expireDueApprovals, nextExpiry } from "./services/approvals/expire-approvals.ts";
 import { WebhookDeliverer } from "./jobs/webhook-deliverer.ts";
+import { NotificationDeliverer } from "./jobs/notification-deliverer.ts";
+import { DueScheduler } from "./jobs/due-scheduler.ts";
+import { escalateDueApprovals, nextEscalation } from "./services/notifications/escalate-approvals.ts";
+import { createMailer } from "./net/mailer.ts";
 import { clientAddress, newNonce, refuseTrpcRequest, requestIsHttps, securityHeaders, type MutationCheckOptions, type Refusal } from "./http-security.ts";
 import { log } from "./log.ts";
 import { attachRealtime, type Realtime } from "./realtime/socket.ts";
@@ -164,6 +168,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     outbound: createOutbound({ allow: env.TOLLGATE_OUTBOUND_ALLOW, resolver: options.resolver }),
     secret,
     auditDigests: { file: env.TOLLGATE_AUDIT_DIGEST_FILE, url: env.TOLLGATE_AUDIT_DIGEST_URL },
+    ...(env.TOLLGATE_SMTP_URL ? { mailer: createMailer(env.TOLLGATE_SMTP_URL, env.TOLLGATE_SMTP_FROM) } : {}),
+    publicUrl: () => env.TOLLGATE_PUBLIC_URL ?? baseUrl,
   });
   const bridge: RedisBridge | undefined = env.REDIS_URL ? await bridgeBusThroughRedis(bus, env.REDIS_URL) : undefined;
   const bootstrap = await bootstrapWorkspace(deps, {
@@ -257,11 +263,23 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const port = (server.address() as AddressInfo).port;
   baseUrl = `http://localhost:${port}`;
 
-  const expiry = new ExpiryScheduler(deps);
+  const expiry = new DueScheduler("expiring approvals", deps, {
+    runDue: () => expireDueApprovals(deps),
+    nextDue: () => nextExpiry(deps),
+    listen: (arm) => deps.bus.on("approval:requested", ({ expiresAt }) => expiresAt && arm(Date.parse(expiresAt))),
+  });
   const webhooks = new WebhookDeliverer(deps);
+  const notifications = new NotificationDeliverer(deps);
+  const escalations = new DueScheduler("escalating approvals", deps, {
+    runDue: () => escalateDueApprovals(deps),
+    nextDue: () => nextEscalation(deps),
+    listen: (arm) => deps.bus.on("approval:requested", ({ escalateAt }) => escalateAt && arm(Date.parse(escalateAt))),
+  });
   const sealer = new AuditSealer(deps, deps.auditDigests, env.TOLLGATE_AUDIT_SEAL_SECONDS * 1000);
   expiry.start();
   webhooks.start();
+  notifications.start();
+  escalations.start();
   sealer.start();
 
   let closing: Promise<void> | undefined;
@@ -276,7 +294,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         shutdown.abort();
         const drained = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        await Promise.all([expiry.stop(), webhooks.stop()]);
+        await Promise.all([expiry.stop(), webhooks.stop(), notifications.stop(), escalations.stop()]);
+        deps.mailer?.close();
         // The last word before the database closes: the head as shutdown left it.
         await sealer.stop();
         receipts.close();

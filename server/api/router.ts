@@ -3,6 +3,7 @@ import { approvalRouter } from "./routers/approval.ts";
 import { agentKeyRouter, operatorRouter } from "./routers/admin.ts";
 import { auditRouter } from "./routers/audit.ts";
 import { authRouter } from "./routers/auth.ts";
+import { notificationRouter } from "./routers/notification.ts";
 import { policyRouter } from "./routers/policy.ts";
 import { receiptsRouter } from "./routers/receipts.ts";
 import { requestRouter } from "./routers/request.ts";
@@ -22,6 +23,7 @@ export const appRouter = router({
   operator: operatorRouter,
   agentKey: agentKeyRouter,
   policy: policyRouter,
+  notification: notificationRouter,
   thread: threadRouter,
   state: stateRouter,
   continuity: continuityRouter,

@@ -33,6 +33,7 @@ function rule(overrides: Partial<PolicyRule> & { id: string }): PolicyRule {
     timeoutMs: null,
     onTimeout: "reject",
     allowApproveOnTimeout: false,
+    route: null,
     ...overrides,
   };
 }

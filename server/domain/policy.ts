@@ -1,6 +1,7 @@
 // Policy rules: which call a rule matches, in which order rules apply, and the
 // gate that results once what the agent asked for is folded in. Pure: the
 // services load rules, compile them once per change, and apply the result.
+import type { Route } from "./routing.ts";
 import { dequal } from "dequal";
 import picomatch from "picomatch";
 import { RE2JS } from "re2js";
@@ -55,6 +56,8 @@ export interface PolicyRule {
   timeoutMs: number | null;
   onTimeout: Exclude<TimeoutOutcome, "approve">;
   allowApproveOnTimeout: boolean;
+  /** Who a person-deciding rule asks, its escalation and reminder. */
+  route: Route | null;
 }
 
 /** What is known about a call when approval.request evaluates it. */

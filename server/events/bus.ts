@@ -30,7 +30,11 @@ export interface TollgateEvents {
     args: unknown;
     status: ApprovalStatusName;
     expiresAt: string | null;
+    /** The approval's next escalation or reminder, if any. */
+    escalateAt?: string | null;
   };
+  /** Announcements were written: the notification deliverer sends them. */
+  "notification:queued": { workspaceId: string };
   "approval:decided": {
     workspaceId: string;
     sessionId: string;
@@ -81,6 +85,7 @@ export const EVENT_NAMES: EventName[] = [
   "approval:requested",
   "approval:decided",
   "approval:voted",
+  "notification:queued",
   "request:updated",
   "task:updated",
   "session:updated",

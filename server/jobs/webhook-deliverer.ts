@@ -6,6 +6,7 @@ import { DELIVERY_HEADER, MAX_DELIVERY_ATTEMPTS, retryDelayMs, SIGNATURE_HEADER,
 import { approvalResult } from "../services/approvals/approval-views.ts";
 import type { ServiceDeps } from "../services/deps.ts";
 import { log } from "../log.ts";
+import { WorkLoop } from "./work-loop.ts";
 import type { OutboundResult } from "../net/outbound.ts";
 
 const SEND_TIMEOUT_MS = 10_000;
@@ -14,43 +15,18 @@ const LEASE_MS = SEND_TIMEOUT_MS + 5_000;
 const MAX_SLEEP_MS = 2_000;
 
 export class WebhookDeliverer {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private again = false;
-  private stopped = false;
+  private readonly loop = new WorkLoop("webhook delivery", async () => {
+    await this.runOnce();
+    return this.nextDueInMs();
+  });
   private readonly unsubscribe: () => void;
 
   constructor(private readonly deps: ServiceDeps) {
-    this.unsubscribe = deps.bus.on("approval:decided", () => this.wake());
+    this.unsubscribe = deps.bus.on("approval:decided", () => this.loop.wake());
   }
 
   start(): void {
-    this.wake();
-  }
-
-  wake(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    clearTimeout(this.timer);
-    this.running = this.runOnce()
-      .then(() => this.nextDueInMs())
-      .catch((error) => {
-        log.error("webhook delivery round failed", error);
-        return MAX_SLEEP_MS;
-      })
-      .then((sleepMs) => {
-        this.running = undefined;
-        if (this.stopped) return;
-        if (this.again) {
-          this.again = false;
-          this.wake();
-        } else {
-          this.timer = setTimeout(() => this.wake(), sleepMs);
-        }
-      });
+    this.loop.wake();
   }
 
   private async runOnce(): Promise<void> {
@@ -125,9 +101,7 @@ export class WebhookDeliverer {
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
     this.unsubscribe();
-    clearTimeout(this.timer);
-    await this.running;
+    await this.loop.stop();
   }
 }

@@ -12,6 +12,9 @@ import type { AgentKeyCache } from "./auth.ts";
 import { createLoginThrottle, type LoginThrottle } from "./login-throttle.ts";
 import type { PolicyCache } from "./policies/policy-cache.ts";
 import { ReceiptSigner } from "./receipts.ts";
+import type { ChannelCache } from "./notifications/channel-cache.ts";
+import type { Mailer } from "../net/mailer.ts";
+import { SecretBox } from "../secret-box.ts";
 
 export interface ServiceDeps {
   prisma: PrismaClient;
@@ -32,6 +35,14 @@ export interface ServiceDeps {
   auditDigests: DigestSink;
   /** Sends requests out (webhooks), to allowed destinations only. */
   outbound: Outbound;
+  /** Enabled notification channels per workspace, checked against its channelVersion. */
+  channelCache: ChannelCache;
+  /** Email out (TOLLGATE_SMTP_URL); absent: no email channel can send. */
+  mailer?: Mailer;
+  /** Seals the notification channels' URLs and signing secrets. */
+  channelSecrets: SecretBox;
+  /** The console's base URL, for links in notifications. */
+  publicUrl: () => string;
   /** Aborted when the server shuts down, so long-polls answer at once. */
   shutdown: AbortSignal;
 }
@@ -41,7 +52,17 @@ let processSecret: string | undefined;
 export function createServiceDeps(
   prisma: PrismaClient,
   bus: EventBus,
-  options: { sessionTtlHours?: number; shutdown?: AbortSignal; receipts?: ReceiptSigner; loginThrottle?: LoginThrottle; outbound?: Outbound; secret?: string; auditDigests?: DigestSink } = {},
+  options: {
+    sessionTtlHours?: number;
+    shutdown?: AbortSignal;
+    receipts?: ReceiptSigner;
+    loginThrottle?: LoginThrottle;
+    outbound?: Outbound;
+    secret?: string;
+    auditDigests?: DigestSink;
+    mailer?: Mailer;
+    publicUrl?: () => string;
+  } = {},
 ): ServiceDeps {
   // Without a server's secret (tests, scripts): one generated secret for the
   // whole process, so every signer and audit log in it agree.
@@ -61,6 +82,10 @@ export function createServiceDeps(
     auditDigests: options.auditDigests ?? {},
     loginThrottle: options.loginThrottle ?? createLoginThrottle({ now: () => deps.now() }),
     outbound: options.outbound ?? createOutbound({ allow: [] }),
+    channelCache: new Map(),
+    ...(options.mailer ? { mailer: options.mailer } : {}),
+    channelSecrets: new SecretBox(secret, "notification channel secrets v1"),
+    publicUrl: options.publicUrl ?? (() => "http://localhost:3000"),
     shutdown: options.shutdown ?? new AbortController().signal,
   };
   return deps;

@@ -1,5 +1,5 @@
 // Workspace administration: operators and agent keys, each change audited.
-import { DomainError } from "../domain/errors.ts";
+import { DomainError, notFound } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import type { OperatorPrincipal, OperatorRoleName } from "../domain/principal.ts";
 import { webhookSecretFor } from "../domain/webhook.ts";
@@ -16,6 +16,7 @@ export async function listOperators(deps: ServiceDeps, workspaceId: string) {
     email: operator.email,
     name: operator.name,
     role: operator.role,
+    groups: operator.groups,
     disabled: operator.disabledAt !== null,
     createdAt: operator.createdAt.toISOString(),
   }));
@@ -106,5 +107,18 @@ export async function revokeAgentKey(deps: ServiceDeps, admin: OperatorPrincipal
     await tx.agentKey.update({ where: { id: key.id }, data: { revokedAt: now } });
     await deps.audit.append(tx, admin.workspaceId, { actor: actorOf(admin), action: "agent_key.revoked", subjectType: "agent_key", subjectId: key.id, data: { name: key.name } }, now);
     return { id: key.id, revokedAt: now.toISOString() };
+  });
+}
+
+/** Replaces the groups an operator is in: approvals routed to a group ask its members. */
+export async function setOperatorGroups(deps: ServiceDeps, admin: OperatorPrincipal, operatorId: string, groups: string[]) {
+  const now = deps.now();
+  const unique = [...new Set(groups)].sort();
+  return deps.prisma.$transaction(async (tx) => {
+    const before = await tx.operator.findFirst({ where: { id: operatorId, workspaceId: admin.workspaceId }, select: { groups: true, email: true } });
+    if (!before) throw notFound("operator", operatorId);
+    await tx.operator.update({ where: { id: operatorId }, data: { groups: unique } });
+    await deps.audit.append(tx, admin.workspaceId, { actor: actorOf(admin), action: "operator.groups_changed", subjectType: "operator", subjectId: operatorId, data: { email: before.email, before: before.groups, after: unique } }, now);
+    return { operatorId, groups: unique };
   });
 }

@@ -2,7 +2,7 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { TRUST_LIMITS } from "../../domain/authority.ts";
-import { createAgentKey, createOperator, listAgentKeys, listOperators, revokeAgentKey, setAgentKeyTrust } from "../../services/operators.ts";
+import { createAgentKey, createOperator, setOperatorGroups, listAgentKeys, listOperators, revokeAgentKey, setAgentKeyTrust } from "../../services/operators.ts";
 import { zId, zName } from "../schemas.ts";
 import { adminProcedure, operatorProcedure, router } from "../trpc.ts";
 
@@ -33,6 +33,16 @@ export const operatorRouter = router({
       }),
     )
     .mutation(({ ctx, input }) => createOperator(ctx.deps, ctx.operator, input)),
+
+  /** Replaces an operator's groups: approvals routed to a group ask its members. */
+  setGroups: adminProcedure
+    .input(
+      z.object({
+        operatorId: zId("op"),
+        groups: z.array(z.string().trim().min(1, "a group name cannot be empty").max(100).regex(/^[\w.-]+$/, "must be letters, digits, '.', '_' or '-'")).max(20),
+      }),
+    )
+    .mutation(({ ctx, input }) => setOperatorGroups(ctx.deps, ctx.operator, input.operatorId, input.groups)),
 });
 
 export const agentKeyRouter = router({

@@ -3,7 +3,7 @@
 import { tracked } from "@trpc/server";
 import { z } from "zod";
 import { LIMITS } from "../../domain/json.ts";
-import { getApproval, listApprovals } from "../../services/approvals/approval-list.ts";
+import { getApproval, listApprovals, viewerOf } from "../../services/approvals/approval-list.ts";
 import { awaitApproval } from "../../services/approvals/await-approval.ts";
 import { decideApproval } from "../../services/approvals/decide-approval.ts";
 import { decideMany } from "../../services/approvals/decide-many.ts";
@@ -113,11 +113,11 @@ export const approvalRouter = router({
         })
         .default({ limit: 200 }),
     )
-    .query(({ ctx, input }) => listApprovals(ctx.deps, ctx.operator.workspaceId, input)),
+    .query(async ({ ctx, input }) => listApprovals(ctx.deps, ctx.operator.workspaceId, input, await viewerOf(ctx.deps, ctx.operator.operatorId, ctx.operator.email))),
 
   get: operatorProcedure
     .input(z.object({ approvalId: zId("apr") }))
-    .query(({ ctx, input }) => getApproval(ctx.deps, ctx.operator.workspaceId, input.approvalId)),
+    .query(async ({ ctx, input }) => getApproval(ctx.deps, ctx.operator.workspaceId, input.approvalId, await viewerOf(ctx.deps, ctx.operator.operatorId, ctx.operator.email))),
 
   decide: deciderProcedure
     .input(

@@ -24,7 +24,26 @@ export const zPolicyMatch = z.strictObject({
   args: z.array(zCondition).max(20).optional(),
 });
 
+const zAudience = z.strictObject({
+  role: z.enum(["OPERATOR", "ADMIN"]).optional(),
+  operators: z.array(z.email("must be an operator's email address")).max(50).optional(),
+  group: z.string().trim().min(1).max(100).optional(),
+});
+const zChannelNames = z.array(z.string().trim().min(1).max(100)).max(20);
+
+/** Who a person-deciding gate asks, who next when nobody decides, and the reminder before expiry. */
+export const zRoute = z.strictObject({
+  to: zAudience.optional(),
+  channels: zChannelNames.optional(),
+  escalate: z
+    .array(z.strictObject({ afterSeconds: z.number().int().min(1).max(MAX_TIMEOUT_MS / 1000), to: zAudience, channels: zChannelNames.optional() }))
+    .max(5)
+    .optional(),
+  remindBeforeExpirySeconds: z.number().int().min(1).max(MAX_TIMEOUT_MS / 1000).optional(),
+});
+
 const zRuleFields = {
+  route: zRoute.nullish(),
   description: z.string().max(2000).nullish(),
   message: z.string().max(LIMITS.messageChars).nullish(),
   role: z.enum(["OPERATOR", "ADMIN"]).optional(),
@@ -78,6 +97,7 @@ export const zPolicyView = z.object({
   timeoutMs: z.number().nullable(),
   onTimeout: z.enum(["reject", "cancel"]),
   allowApproveOnTimeout: z.boolean(),
+  route: zRoute.nullable(),
   remembered: z.boolean(),
   sourceApprovalId: z.string().nullable(),
   expiresAt: z.string().nullable(),
@@ -124,5 +144,6 @@ export const zSimulationResult = z.object({
 
 export const zWorkspaceGate = z.object({
   timeoutMs: z.number().int().min(1000).max(MAX_TIMEOUT_MS).nullable(),
+  route: zRoute.nullish(),
   onTimeout: z.enum(["reject", "cancel"], { message: 'must be "reject" or "cancel": a timeout never approves' }),
 });

@@ -6,6 +6,7 @@ import { notFound } from "../../domain/errors.ts";
 import type { ApprovalStatus, DecisionAction } from "../../domain/lifecycle.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { decisionPayload } from "./approval-views.ts";
+import { isAskedOf } from "../../domain/routing.ts";
 
 export interface ApprovalListFilter {
   status?: ApprovalStatus | "DECIDED";
@@ -19,7 +20,14 @@ export interface ApprovalListFilter {
 
 const VOTES = { select: { decidedBy: true, createdAt: true, action: true }, orderBy: [{ createdAt: "asc" as const }, { operatorId: "asc" as const }] };
 
-export function approvalItem(approval: Approval & { task: { agent: string }; votes: { decidedBy: string; createdAt: Date; action: DecisionAction }[] }) {
+/** The operator looking: an approval whose routing names them (or their group) is asked of them. */
+export interface Viewer {
+  email: string;
+  groups: string[];
+}
+
+export function approvalItem(approval: Approval & { task: { agent: string }; votes: { decidedBy: string; createdAt: Date; action: DecisionAction }[] }, viewer?: Viewer) {
+  const ask = { role: approval.askedRole ?? approval.requiredRole, operators: approval.askedOperators, group: approval.askedGroup };
   return {
     approvalId: approval.id,
     requestId: approval.requestId,
@@ -45,13 +53,15 @@ export function approvalItem(approval: Approval & { task: { agent: string }; vot
     requiredApprovals: approval.requiredApprovals,
     votes: approval.votes.map((vote) => ({ decidedBy: vote.decidedBy, decidedAt: vote.createdAt.toISOString(), action: vote.action })),
     receipt: approval.receipt,
+    asked: { ...ask, escalationLevel: approval.escalationLevel },
+    askedOfYou: viewer !== undefined && isAskedOf({ ...ask, role: ask.role === "ADMIN" ? "ADMIN" : "OPERATOR" }, viewer),
   };
 }
 
 export type ApprovalItem = ReturnType<typeof approvalItem>;
 
 /** Newest first: pending ones by creation, decided ones by decision time. */
-export async function listApprovals(deps: ServiceDeps, workspaceId: string, filter: ApprovalListFilter): Promise<{ items: ApprovalItem[]; nextCursor: string | null; total: number }> {
+export async function listApprovals(deps: ServiceDeps, workspaceId: string, filter: ApprovalListFilter, viewer?: Viewer): Promise<{ items: ApprovalItem[]; nextCursor: string | null; total: number }> {
   const decided = filter.status === "DECIDED";
   const status: Prisma.ApprovalWhereInput["status"] = decided ? { not: "PENDING" } : filter.status === "DECIDED" ? undefined : filter.status;
   const where: Prisma.ApprovalWhereInput = {
@@ -72,11 +82,20 @@ export async function listApprovals(deps: ServiceDeps, workspaceId: string, filt
   const nextCursor = rows.length > filter.limit ? (page.at(-1)?.id ?? null) : null;
   // Counting is only needed when the page does not already show everything.
   const total = nextCursor || filter.cursor ? await deps.prisma.approval.count({ where }) : page.length;
-  return { items: page.map(approvalItem), nextCursor, total };
+  const items = page.map((row) => approvalItem(row, viewer));
+  // Waiting approvals asked of the viewer by name or group come first (a stable sort keeps the rest newest first).
+  if (!decided) items.sort((a, b) => Number(b.askedOfYou) - Number(a.askedOfYou));
+  return { items, nextCursor, total };
 }
 
-export async function getApproval(deps: ServiceDeps, workspaceId: string, approvalId: string) {
+export async function getApproval(deps: ServiceDeps, workspaceId: string, approvalId: string, viewer?: Viewer) {
   const approval = await deps.prisma.approval.findFirst({ where: { id: approvalId, workspaceId }, include: { task: { select: { agent: true } }, votes: VOTES } });
   if (!approval) throw notFound("approval", approvalId);
-  return approvalItem(approval);
+  return approvalItem(approval, viewer);
+}
+
+/** The viewer as routing sees them: their email and groups. */
+export async function viewerOf(deps: ServiceDeps, operatorId: string, email: string): Promise<Viewer> {
+  const operator = await deps.prisma.operator.findUnique({ where: { id: operatorId }, select: { groups: true } });
+  return { email, groups: operator?.groups ?? [] };
 }

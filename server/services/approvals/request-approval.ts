@@ -14,6 +14,8 @@ import { adjustPendingAlongChain, mergeChanges, noChanges, refreshTaskStatuses, 
 import type { ServiceDeps, Tx } from "../deps.ts";
 import { lockChain } from "../locks.ts";
 import { policySetFor } from "../policies/policy-cache.ts";
+import { announce } from "../notifications/announce.ts";
+import { askOf, escalationDueAt, reminderDueAt, type Route } from "../../domain/routing.ts";
 import { isUniqueViolation, publishChanges, transact } from "../transaction.ts";
 import { approvalResult, type ApprovalResult } from "./approval-views.ts";
 import { signReceipt, traceApproval } from "./finish-approval.ts";
@@ -36,12 +38,15 @@ interface GateFacts {
   policyVersion: number;
   defaultTimeoutMs: number | null;
   defaultOnTimeout: TimeoutOutcome;
+  defaultRoute: unknown;
+  channelVersion: number;
 }
 
-/** What the gate depends on besides the call itself, in one read: the agent, the session, the thread, the workspace's rules and default. */
+/** What the gate depends on besides the call itself, in one read: the agent, the session, the thread, the workspace's rules, default and channels. */
 async function readGateFacts(tx: Tx, taskId: string): Promise<GateFacts> {
   const [facts] = await tx.$queryRaw<GateFacts[]>`
-    SELECT t.agent, s.metadata, c.config, w."policyVersion", w."defaultTimeoutMs", w."defaultOnTimeout"::text AS "defaultOnTimeout"
+    SELECT t.agent, s.metadata, c.config, w."policyVersion", w."defaultTimeoutMs", w."defaultOnTimeout"::text AS "defaultOnTimeout",
+           w."defaultRoute", w."channelVersion"
     FROM "Task" t
     JOIN "Session" s ON s.id = t."sessionId"
     JOIN "Workspace" w ON w.id = t."workspaceId"
@@ -65,6 +70,7 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
   const now = deps.now();
   let created: Approval;
   let changes: Changes;
+  let announced = 0;
   try {
     ({ created, changes } = await transact(deps, async (tx) => {
       const changes = noChanges();
@@ -116,17 +122,32 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
         changes.approvals.push(decided);
         return { created: decided, changes };
       }
+      const expiresAt = gate.timeoutMs ? new Date(now.getTime() + gate.timeoutMs) : null;
+      const route = (rule ? rule.route : facts.defaultRoute) as Route | null;
+      const ask = askOf(route?.to, gate.role);
       const approval = await tx.approval.create({
         data: {
           ...row,
           allowedActions: gate.allow,
           timeoutMs: gate.timeoutMs,
           onTimeout: gate.onTimeout,
-          expiresAt: gate.timeoutMs ? new Date(now.getTime() + gate.timeoutMs) : null,
+          expiresAt,
           requiredRole: gate.role,
           requiredApprovals: gate.approvers,
+          askedRole: ask.role,
+          askedOperators: ask.operators,
+          askedGroup: ask.group,
+          route: route ? (route as Prisma.InputJsonValue) : Prisma.DbNull,
+          escalateAt: escalationDueAt(route, now, 0),
+          remindAt: reminderDueAt(route, now, expiresAt),
         },
       });
+      announced = await announce(
+        deps,
+        tx,
+        { workspaceId, approvalId: approval.id, reason: "REQUESTED", level: 0, ...(route?.channels ? { channels: route.channels } : {}), channelVersion: facts.channelVersion },
+        now,
+      );
       const requestChanges = await adjustPendingAlongChain(tx, request.id, +1);
       mergeChanges(changes, { requests: requestChanges, tasks: await refreshTaskStatuses(tx, requestChanges.map((c) => c.taskId)) });
       await traceApproval(tx, approval, "approval.requested", { approvalId: approval.id, args: input.args, policy: rule?.name ?? null }, now);
@@ -150,7 +171,9 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
       args: created.proposedArgs,
       status: created.status,
       expiresAt: created.expiresAt?.toISOString() ?? null,
+      escalateAt: earliest(created.escalateAt, created.remindAt)?.toISOString() ?? null,
     });
+    if (announced > 0) deps.bus.publish("notification:queued", { workspaceId });
   }
   publishChanges(deps, changes);
   return approvalResult(created);
@@ -214,4 +237,9 @@ async function findByIdempotencyKey(deps: ServiceDeps, agent: AgentPrincipal, ke
     );
   }
   return existing;
+}
+
+function earliest(...times: Array<Date | null>): Date | null {
+  const set = times.filter((time): time is Date => time !== null);
+  return set.length ? new Date(Math.min(...set.map((time) => time.getTime()))) : null;
 }

@@ -1,5 +1,6 @@
 // An admin writes a policy rule; it applies to the next approval.request on every node.
-import type { Policy } from "../../db/generated/client.ts";
+import { Prisma, type Policy } from "../../db/generated/client.ts";
+import { assertRouteChannelsExist } from "../notifications/route-channels.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import type { OperatorPrincipal } from "../../domain/principal.ts";
@@ -43,7 +44,8 @@ export async function insertPolicy(
     updatedAt: now,
   };
   assertValidRule(ruleOf(row));
-  const created = await tx.policy.create({ data: { ...row, match: row.match as object } });
+  await assertRouteChannelsExist(tx, operator.workspaceId, ruleOf(row).route);
+  const created = await tx.policy.create({ data: { ...row, match: row.match as object, route: row.route ?? Prisma.DbNull } });
   await bumpPolicyVersion(tx, operator.workspaceId);
   await deps.audit.append(tx,
     operator.workspaceId,

@@ -3,6 +3,7 @@ import type { Policy } from "../../db/generated/client.ts";
 import type { DecisionAction } from "../../domain/lifecycle.ts";
 import { LAST_PRIORITY, type PolicyMatch, type PolicyOutcome } from "../../domain/policy.ts";
 import type { Tx } from "../deps.ts";
+import type { Route } from "../../domain/routing.ts";
 
 export interface PolicyInput {
   name: string;
@@ -16,6 +17,7 @@ export interface PolicyInput {
   timeoutMs?: number | null;
   onTimeout?: "reject" | "cancel";
   allowApproveOnTimeout?: boolean;
+  route?: Route | null;
   priority?: number;
   enabled?: boolean;
   expiresAt?: Date | null;
@@ -35,6 +37,7 @@ export function ruleFields(input: PolicyInput) {
     timeoutMs: input.timeoutMs ?? null,
     onTimeout: input.onTimeout ?? "reject",
     allowApproveOnTimeout: input.allowApproveOnTimeout ?? false,
+    route: input.route ? (input.route as Policy["route"]) : null,
     enabled: input.enabled ?? true,
     expiresAt: input.expiresAt ?? null,
   } satisfies Partial<Policy>;

@@ -3,6 +3,7 @@
 import type { Policy } from "../../db/generated/client.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { compileRule, type PolicyMatch, type PolicyRule } from "../../domain/policy.ts";
+import { routeProblem, type Route } from "../../domain/routing.ts";
 
 export function ruleOf(row: Policy): PolicyRule {
   return {
@@ -23,6 +24,7 @@ export function ruleOf(row: Policy): PolicyRule {
     timeoutMs: row.timeoutMs,
     onTimeout: row.onTimeout === "cancel" ? "cancel" : "reject",
     allowApproveOnTimeout: row.allowApproveOnTimeout,
+    route: (row.route as Route | null) ?? null,
   };
 }
 
@@ -43,6 +45,7 @@ export function policyView(row: Policy) {
     timeoutMs: row.timeoutMs,
     onTimeout: row.onTimeout === "cancel" ? ("cancel" as const) : ("reject" as const),
     allowApproveOnTimeout: row.allowApproveOnTimeout,
+    route: (row.route as Route | null) ?? null,
     remembered: row.sourceApprovalId !== null,
     sourceApprovalId: row.sourceApprovalId,
     expiresAt: row.expiresAt?.toISOString() ?? null,
@@ -66,6 +69,11 @@ export function assertValidRule(rule: PolicyRule): void {
       throw new DomainError("BAD_INPUT", `${stray}: only a rule whose outcome is "require" asks a person; "${rule.outcome}" decides at once`);
     }
   }
+  if (rule.route && rule.outcome !== "require") {
+    throw new DomainError("BAD_INPUT", `route: only a rule whose outcome is "require" asks a person; "${rule.outcome}" decides at once`);
+  }
+  const problem = rule.route ? routeProblem(rule.route) : null;
+  if (problem) throw new DomainError("BAD_INPUT", problem);
   if (rule.outcome === "reject" && !rule.message?.trim()) {
     throw new DomainError("BAD_INPUT", 'message: a rule that rejects must say why; the agent receives this message');
   }

@@ -1,5 +1,7 @@
 // An admin changes a rule: its version goes up, so decisions name the rule as it was.
+import { Prisma } from "../../db/generated/client.ts";
 import { DomainError, notFound } from "../../domain/errors.ts";
+import { assertRouteChannelsExist } from "../notifications/route-channels.ts";
 import type { OperatorPrincipal } from "../../domain/principal.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { isUniqueViolation, transact } from "../transaction.ts";
@@ -28,10 +30,12 @@ export async function updatePolicy(
         ...changes,
       };
       const fields = ruleFields(merged);
-      assertValidRule(ruleOf({ ...before, ...fields, priority: merged.priority ?? before.priority }));
+      const rule = ruleOf({ ...before, ...fields, priority: merged.priority ?? before.priority });
+      assertValidRule(rule);
+      await assertRouteChannelsExist(tx, operator.workspaceId, rule.route);
       const updated = await tx.policy.update({
         where: { id: policyId },
-        data: { ...fields, match: fields.match as object, priority: merged.priority ?? before.priority, version: { increment: 1 }, updatedAt: now },
+        data: { ...fields, match: fields.match as object, route: fields.route ?? Prisma.DbNull, priority: merged.priority ?? before.priority, version: { increment: 1 }, updatedAt: now },
       });
       await bumpPolicyVersion(tx, operator.workspaceId);
       await deps.audit.append(tx,

@@ -1,0 +1,32 @@
+// Reads for the console: a workspace's channels, and what was sent about an approval.
+import type { ServiceDeps } from "../deps.ts";
+import { SMTP_DEFAULT_CHANNEL } from "./announce.ts";
+import { channelView } from "./channel-views.ts";
+
+export async function listChannels(deps: ServiceDeps, workspaceId: string) {
+  const rows = await deps.prisma.notificationChannel.findMany({ where: { workspaceId }, orderBy: { createdAt: "asc" } });
+  return { channels: rows.map(channelView), smtpConfigured: deps.mailer !== undefined };
+}
+
+/** "emailed ops@… at 12:03, delivered": every announcement of an approval, oldest first. */
+export async function notificationsOf(deps: ServiceDeps, workspaceId: string, approvalId: string) {
+  const rows = await deps.prisma.notification.findMany({
+    where: { workspaceId, approvalId },
+    include: { channel: { select: { name: true } } },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+  });
+  return rows.map((row) => ({
+    notificationId: row.id,
+    channel: row.channel?.name ?? (row.channelKey === SMTP_DEFAULT_CHANNEL ? "approvers' email" : "(deleted channel)"),
+    kind: row.kind,
+    reason: row.reason,
+    level: row.level,
+    status: row.status,
+    attempts: row.attempts,
+    recipients: row.recipients,
+    digestSize: row.digestSize,
+    lastError: row.lastError,
+    createdAt: row.createdAt.toISOString(),
+    deliveredAt: row.deliveredAt?.toISOString() ?? null,
+  }));
+}
