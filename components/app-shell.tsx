@@ -45,6 +45,7 @@ const NAV = [
   { href: "/", label: "Inbox", match: (path: string) => path === "/" || path.startsWith("/approvals") },
   { href: "/sessions", label: "Sessions", match: (path: string) => path.startsWith("/sessions") },
   { href: "/policies", label: "Policies", match: (path: string) => path.startsWith("/policies") },
+  { href: "/notifications", label: "Notifications", match: (path: string) => path.startsWith("/notifications") },
   { href: "/audit", label: "Audit log", match: (path: string) => path.startsWith("/audit") },
 ];
 

@@ -2,7 +2,7 @@
 import type { inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "@/server/api/router";
 
-type Outputs = inferRouterOutputs<AppRouter>;
+export type Outputs = inferRouterOutputs<AppRouter>;
 
 export type ApprovalItem = Outputs["approval"]["list"]["items"][number];
 export type Decision = NonNullable<ApprovalItem["decision"]>;

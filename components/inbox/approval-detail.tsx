@@ -12,6 +12,7 @@ import type { ApprovalItem, DecisionAction } from "@/lib/types";
 import { canDecide, useOperator } from "../app-shell";
 import { ArgsComparison } from "../args-comparison";
 import { ACTION_LABEL, ErrorNote, JsonView, Loading, StatusBadge } from "../ui";
+import { ApprovalNotifications, describeAsked } from "./approval-notifications";
 import { DecisionPanel, type DecisionPanelHandle } from "./decision-panel";
 import { RequestChain } from "./request-chain";
 
@@ -142,6 +143,12 @@ export const ApprovalDetail = forwardRef<
         <dd data-testid="gate">
           <GateSummary approval={approval} />
         </dd>
+        {approval.decider !== "policy" ? (
+          <>
+            <dt className="text-slate-500">Asked</dt>
+            <dd data-testid="asked">{describeAsked(approval.asked, approval.askedOfYou)}</dd>
+          </>
+        ) : null}
         <dt className="text-slate-500">Approval</dt>
         <dd className="font-mono text-xs leading-5">{approval.approvalId}</dd>
       </dl>
@@ -171,6 +178,8 @@ export const ApprovalDetail = forwardRef<
           <JsonView value={approval.args} label="Proposed arguments as JSON" className="max-h-80" />
         )}
       </section>
+
+      {approval.decider !== "policy" ? <ApprovalNotifications approvalId={approval.approvalId} /> : null}
 
       <section aria-labelledby="chain-heading">
         <h3 id="chain-heading" className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">

@@ -58,7 +58,14 @@ export const PendingRow = memo(function PendingRow({ approval, sessionLabel, cur
 function ToolAndAgent({ approval, sessionLabel }: { approval: RowProps["approval"]; sessionLabel: string }) {
   return (
     <div className="min-w-0 flex-1">
-      <div className="truncate font-mono text-sm font-semibold">{approval.tool}</div>
+      <div className="flex min-w-0 items-center gap-2">
+        <span className="truncate font-mono text-sm font-semibold">{approval.tool}</span>
+        {approval.askedOfYou && approval.status === "PENDING" ? (
+          <span data-testid="asked-of-you" className="shrink-0 rounded bg-sky-100 px-1.5 text-[11px] font-medium text-sky-900">
+            asked of you
+          </span>
+        ) : null}
+      </div>
       <div className="truncate text-xs text-slate-600">
         <span className="font-medium text-slate-800">{approval.agent}</span> · {sessionLabel}
       </div>

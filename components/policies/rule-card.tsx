@@ -9,6 +9,7 @@ import { errorMessage } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
 import type { PolicyItem } from "@/lib/types";
 import { describeMatch, describeOutcome } from "./describe";
+import { describeRoute } from "../notifications/route-form";
 import { LAST_PRIORITY } from "./rule-form";
 
 const OUTCOME_BADGE = {
@@ -59,6 +60,11 @@ export function RuleCard({ rule, position, canEdit, onEdit }: { rule: PolicyItem
             <p className="text-sm" data-testid="rule-outcome">
               {describeOutcome(rule)}
             </p>
+            {rule.route ? (
+              <p className="text-xs text-slate-700" data-testid="rule-route">
+                Routing: {describeRoute(rule.route)}
+              </p>
+            ) : null}
             <p className="text-xs text-slate-500">
               Version {rule.version} · {rule.priority >= LAST_PRIORITY ? "after all written rules" : `priority ${rule.priority}`} · by {rule.createdBy}
               {rule.remembered && rule.sourceApprovalId ? (

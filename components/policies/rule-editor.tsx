@@ -9,6 +9,7 @@ import type { PolicyItem } from "@/lib/types";
 import { ConditionRows } from "./condition-rows";
 import { DurationInput } from "./duration-input";
 import { Field, inputClass } from "./field";
+import { RouteFields } from "../notifications/route-fields";
 import { ACTIONS, buildRuleInput, emptyForm, errorsFromServer, formFromRule, type FieldErrors, type Outcome, type PolicyInput, type RuleForm } from "./rule-form";
 import { Simulation } from "./simulation";
 
@@ -183,6 +184,9 @@ export function RuleEditor({ rule, onDone }: { rule: PolicyItem | null; onDone(s
                   <span className="block text-xs text-slate-500">Off, an agent asking for onTimeout &quot;approve&quot; is refused (fail closed).</span>
                 </span>
               </label>
+              <div className="sm:col-span-2">
+                <RouteFields form={form.route} onChange={(route) => set("route", route)} error={errors.route} />
+              </div>
             </div>
           ) : null}
         </fieldset>

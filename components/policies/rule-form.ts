@@ -7,6 +7,7 @@ import { CONDITION_OPS, compileCondition, LAST_PRIORITY, type ConditionOp } from
 import { zPolicyInput } from "@/server/api/routers/policy.types";
 import type { DecisionAction } from "@/lib/types";
 import { durationFromMs, durationToMs, type DurationText } from "./duration";
+import { routeFormFrom, routeFromForm, type Route, type RouteForm } from "../notifications/route-form";
 
 export { CONDITION_OPS, LAST_PRIORITY, type ConditionOp };
 
@@ -44,6 +45,8 @@ export interface RuleForm {
   timeout: DurationText;
   onTimeout: "reject" | "cancel";
   allowApproveOnTimeout: boolean;
+  /** Who a person-deciding rule asks, its escalation and reminder. */
+  route: RouteForm;
   /** A datetime-local value, or empty for no expiry. */
   expiresAt: string;
 }
@@ -73,6 +76,7 @@ export interface StoredRule {
   timeoutMs: number | null;
   onTimeout: "reject" | "cancel";
   allowApproveOnTimeout: boolean;
+  route?: Route | null;
   expiresAt: string | null;
 }
 
@@ -103,6 +107,7 @@ export function emptyForm(): RuleForm {
     timeout: durationFromMs(null),
     onTimeout: "reject",
     allowApproveOnTimeout: false,
+    route: routeFormFrom(null),
     expiresAt: "",
   };
 }
@@ -168,6 +173,7 @@ export function formFromRule(rule: StoredRule): RuleForm {
     timeout: durationFromMs(rule.timeoutMs),
     onTimeout: rule.onTimeout,
     allowApproveOnTimeout: rule.allowApproveOnTimeout,
+    route: routeFormFrom(rule.route),
     expiresAt: toLocalInput(rule.expiresAt),
   };
 }
@@ -183,7 +189,7 @@ export function fieldKey(path: string): string {
   return parts[0] ?? "form";
 }
 
-const KNOWN_FIELDS = /^(name|description|priority|enabled|message|role|approvers|allow|timeoutMs|onTimeout|allowApproveOnTimeout|expiresAt|match(?:\.\w+)?(?:\[\d+\]|\.\d+)?)\b/;
+const KNOWN_FIELDS = /^(name|description|priority|enabled|message|role|approvers|allow|timeoutMs|onTimeout|allowApproveOnTimeout|expiresAt|route|match(?:\.\w+)?(?:\[\d+\]|\.\d+)?)\b/;
 
 /**
  * Places a 400 from the server next to the field it names. The server says
@@ -247,6 +253,9 @@ export function buildRuleInput(form: RuleForm): { ok: true; input: PolicyInput }
     else expiresAt = date.toISOString();
   }
 
+  const route = asks ? routeFromForm(form.route) : ({ ok: true, route: null } as const);
+  if (!route.ok) errors.route = route.error;
+
   const match: PolicyInput["match"] = {
     ...(form.agent.trim() ? { agent: form.agent.trim() } : {}),
     ...(form.tool.trim() ? { tool: form.tool.trim() } : {}),
@@ -268,6 +277,7 @@ export function buildRuleInput(form: RuleForm): { ok: true; input: PolicyInput }
     timeoutMs: asks && timeout.ok ? timeout.ms : null,
     onTimeout: form.onTimeout,
     allowApproveOnTimeout: asks ? form.allowApproveOnTimeout : false,
+    route: route.ok ? route.route : null,
     ...(priority && /^\d+$/.test(priority) ? { priority: Number(priority) } : {}),
     enabled: form.enabled,
     expiresAt,
