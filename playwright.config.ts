@@ -74,6 +74,8 @@ export default defineConfig({
       TOLLGATE_ADMIN_PASSWORD: ADMIN_PASSWORD,
       TOLLGATE_AGENT_KEY: AGENT_KEY,
       TOLLGATE_LOG_LEVEL: "info",
+      // The notification tests' webhook receiver listens on loopback.
+      TOLLGATE_OUTBOUND_ALLOW: "127.0.0.1",
       NEXT_TELEMETRY_DISABLED: "1",
     },
   },

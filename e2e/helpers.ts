@@ -88,6 +88,11 @@ export async function adminApi() {
       expect(response.status(), await response.text()).toBe(200);
       return ((await response.json()) as { result: { data: T } }).result.data;
     },
+    async query<T>(path: string, input?: unknown): Promise<T> {
+      const response = await context.get(`/api/trpc/${path}`, input === undefined ? {} : { params: { input: JSON.stringify(input) } });
+      expect(response.status(), await response.text()).toBe(200);
+      return ((await response.json()) as { result: { data: T } }).result.data;
+    },
     async rules() {
       const response = await context.get("/api/trpc/policy.list");
       return ((await response.json()) as { result: { data: { items: { policyId: string; name: string; sourceApprovalId: string | null }[] } } }).result.data.items;

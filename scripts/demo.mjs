@@ -16,6 +16,8 @@ const env = {
   TOLLGATE_ADMIN_PASSWORD: process.env.TOLLGATE_ADMIN_PASSWORD ?? "tollgate-demo",
   TOLLGATE_AGENT_KEY: process.env.TOLLGATE_AGENT_KEY ?? "tgk_demo_agent_key_for_local_use",
   TOLLGATE_URL: `http://127.0.0.1:${port}`,
+  // Approvals are emailed to the demo's own mailbox (demo/mail-sink.ts) unless an SMTP server is given.
+  TOLLGATE_SMTP_URL: process.env.TOLLGATE_SMTP_URL ?? `smtp://127.0.0.1:${process.env.TOLLGATE_DEMO_SMTP_PORT ?? "2525"}`,
 };
 
 if (!existsSync(".next/BUILD_ID") || !existsSync("dist/server.mjs")) {
@@ -51,6 +53,7 @@ function stop(code = 0) {
 process.on("SIGINT", () => stop(0));
 process.on("SIGTERM", () => stop(0));
 
+if (!process.env.TOLLGATE_SMTP_URL) run("mailbox", ["--import", "tsx", "demo/mail-sink.ts"]);
 run("tollgate", ["dist/server.mjs"]);
 const deadline = Date.now() + 60_000;
 while (true) {
@@ -75,5 +78,6 @@ console.log(`
   Log in as ${env.TOLLGATE_ADMIN_EMAIL} / ${env.TOLLGATE_ADMIN_PASSWORD}
   Agent key: ${env.TOLLGATE_AGENT_KEY}
   A new customer conversation starts every few seconds; its email needs your approval.
+  Each approval is also emailed to the operators (see the [mailbox] lines: its link opens it in the console).
   Press Ctrl+C to stop.
 `);
