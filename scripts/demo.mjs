@@ -17,6 +17,8 @@ const env = {
   TOLLGATE_AGENT_KEY: process.env.TOLLGATE_AGENT_KEY ?? "tgk_demo_agent_key_for_local_use",
   TOLLGATE_URL: `http://127.0.0.1:${port}`,
   // Approvals are emailed to the demo's own mailbox (demo/mail-sink.ts) unless an SMTP server is given.
+  // Local webhook receivers (a test Slack-compatible server, say) are allowed in the demo.
+  TOLLGATE_OUTBOUND_ALLOW: process.env.TOLLGATE_OUTBOUND_ALLOW ?? "127.0.0.1,localhost",
   TOLLGATE_SMTP_URL: process.env.TOLLGATE_SMTP_URL ?? `smtp://127.0.0.1:${process.env.TOLLGATE_DEMO_SMTP_PORT ?? "2525"}`,
 };
 
