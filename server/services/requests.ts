@@ -250,7 +250,7 @@ export async function traceRequest(deps: ServiceDeps, agent: AgentPrincipal, req
   const rows = events.map((event) => {
     const at = params.length;
     params.push(INTERACTION_TYPES.has(event.type) ? "INTERACTION" : "EXECUTION", event.type, event.name ?? null, event.data === undefined ? null : JSON.stringify(event.data));
-    return `($1, $2, $3, $4, $${at + 1}::"TraceCategory", $${at + 2}, $${at + 3}, $${at + 4}::jsonb, $5)`;
+    return `($1, $2, $3, $4, $${at + 1}::"TraceCategory", $${at + 2}, $${at + 3}, $${at + 4}::json, $5)`;
   });
   const count = await deps.prisma.$executeRawUnsafe(
     `INSERT INTO "TraceEvent" ("workspaceId", "sessionId", "taskId", "requestId", category, type, name, data, "createdAt") VALUES ${rows.join(", ")}`,
