@@ -7,6 +7,7 @@ const STATUS_STYLES: Record<string, string> = {
   PENDING: "bg-amber-100 text-amber-900 ring-amber-300",
   APPROVED: "bg-emerald-100 text-emerald-900 ring-emerald-300",
   REJECTED: "bg-red-100 text-red-900 ring-red-300",
+  ANSWERED: "bg-sky-100 text-sky-900 ring-sky-300",
   EXPIRED: "bg-orange-100 text-orange-900 ring-orange-300",
   CANCELED: "bg-slate-200 text-slate-700 ring-slate-300",
   RUNNING: "bg-sky-100 text-sky-900 ring-sky-300",
@@ -26,6 +27,14 @@ export function StatusBadge({ status, label }: { status: string; label?: string 
       {label ?? status}
     </span>
   );
+}
+
+/**
+ * An approval's badge. A respond decision is stored as REJECTED (the tool does
+ * not run), but it is an answer, not a refusal, and is shown as its own outcome.
+ */
+export function ApprovalBadge({ approval }: { approval: { status: string; decision: { action: string } | null } }) {
+  return approval.decision?.action === "respond" ? <StatusBadge status="ANSWERED" /> : <StatusBadge status={approval.status} />;
 }
 
 export const ACTION_LABEL: Record<string, string> = {

@@ -133,6 +133,10 @@ test("reject with a message and respond with an answer reach the agent; the hist
   expect(response).toMatchObject({ status: "REJECTED", decision: { action: "respond", message: "Use the cached org chart instead" } });
 
   await page.getByRole("tab", { name: "History" }).click();
+  // An answer is its own outcome, never shown under a red REJECTED badge.
+  await page.getByLabel("Filter by tool").fill(respondTool);
+  await expect(inboxRow(page, respondTool).locator("[data-status]")).toHaveText("ANSWERED");
+  await expect(inboxRow(page, respondTool)).toContainText(`Answered instead by ${ADMIN_EMAIL}`);
   await page.getByLabel("Filter by tool").fill(rejectTool);
   await expect(page.getByRole("list", { name: "Decided approvals" }).getByRole("listitem")).toHaveCount(1);
   const row = inboxRow(page, rejectTool);

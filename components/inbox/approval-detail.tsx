@@ -11,7 +11,7 @@ import { useTRPC } from "@/lib/trpc";
 import type { ApprovalItem, DecisionAction } from "@/lib/types";
 import { canDecide, useOperator } from "../app-shell";
 import { ArgsComparison } from "../args-comparison";
-import { ACTION_LABEL, ErrorNote, JsonView, Loading, StatusBadge } from "../ui";
+import { ACTION_LABEL, ApprovalBadge, ErrorNote, JsonView, Loading } from "../ui";
 import { ApprovalNotifications, describeAsked } from "./approval-notifications";
 import { DecisionPanel, type DecisionPanelHandle } from "./decision-panel";
 import { RequestChain } from "./request-chain";
@@ -111,7 +111,7 @@ export const ApprovalDetail = forwardRef<
       <header className="space-y-1">
         <div className="flex items-center gap-2">
           <h2 className="font-mono text-lg font-semibold break-all">{approval.tool}</h2>
-          <StatusBadge status={approval.status} />
+          <ApprovalBadge approval={approval} />
         </div>
         <p className="text-sm text-slate-600">
           requested by <span className="font-medium text-slate-900">{approval.agent}</span>

@@ -4,7 +4,7 @@
 import { memo } from "react";
 import { formatDuration, formatTime, useNow } from "@/lib/format";
 import type { ApprovalItem } from "@/lib/types";
-import { ACTION_LABEL, StatusBadge } from "../ui";
+import { ACTION_LABEL, ApprovalBadge } from "../ui";
 
 export const ROW_HEIGHT = 60;
 
@@ -83,7 +83,7 @@ export const HistoryRow = memo(function HistoryRow({ approval, sessionLabel, cur
     >
       <button type="button" onClick={() => onOpen(approval.approvalId)} aria-current={current ? "true" : undefined} aria-label={`Open ${approval.tool} by ${approval.agent}`} className="flex min-w-0 flex-1 items-center gap-3 text-left">
         <div className="w-24 shrink-0">
-          <StatusBadge status={approval.status} />
+          <ApprovalBadge approval={approval} />
         </div>
         <ToolAndAgent approval={approval} sessionLabel={sessionLabel} />
         <div className="w-56 shrink-0 text-right text-xs leading-5">
