@@ -20,6 +20,7 @@ const AREAS_BY_EVENT: Record<string, Area[]> = {
   "approval:requested": ["approval", "session", "task", "request"],
   "approval:decided": ["approval", "session", "task", "request"],
   "approval:voted": ["approval"],
+  "approval:executed": ["approval", "audit"],
   "request:updated": ["task", "request", "session"],
   "task:updated": ["task", "request", "session"],
   "session:updated": ["session"],

@@ -33,6 +33,8 @@ export interface TollgateEvents {
     /** The approval's next escalation or reminder, if any. */
     escalateAt?: string | null;
   };
+  /** An agent reported what it ran under an approval; `deviated`: not what was approved. */
+  "approval:executed": { workspaceId: string; approvalId: string; sessionId: string; taskId: string; deviated: boolean };
   /** Announcements were written: the notification deliverer sends them. */
   "notification:queued": { workspaceId: string };
   "approval:decided": {
@@ -85,6 +87,7 @@ export const EVENT_NAMES: EventName[] = [
   "approval:requested",
   "approval:decided",
   "approval:voted",
+  "approval:executed",
   "notification:queued",
   "request:updated",
   "task:updated",

@@ -47,6 +47,7 @@ export function approvalItem(approval: Approval & { task: { agent: string }; vot
     executedArgs: approval.executedArgs ?? null,
     executionResult: approval.executionResult ?? null,
     executedAt: approval.executedAt?.toISOString() ?? null,
+    executionDeviated: approval.executionDeviated,
     policy: approval.policyId ? { policyId: approval.policyId, name: approval.policyName, version: approval.policyVersion } : null,
     decider: approval.deciderKind,
     requiredRole: approval.requiredRole,

@@ -15,7 +15,7 @@ export async function reportExecution(
   input: { approvalId: string; executedArgs: unknown; result?: unknown; claimKey?: string },
 ) {
   const now = deps.now();
-  return transact(deps, async (tx) => {
+  const result = await transact(deps, async (tx) => {
     const approval = await findApproval(tx, agent, input.approvalId);
     if (!approval) throw notFound("approval", input.approvalId);
     const ran = approval.status === "APPROVED" || (approval.status === "EXPIRED" && approval.decisionAction === "approve");
@@ -26,23 +26,40 @@ export async function reportExecution(
       );
     }
     if (approval.executedAt) {
-      if (dequal(approval.executedArgs, input.executedArgs)) return { approvalId: approval.id };
+      if (dequal(approval.executedArgs, input.executedArgs)) return { approvalId: approval.id, deviated: approval.executionDeviated ?? false, approval };
       throw new DomainError("CONFLICT", `approval ${approval.id} already has its execution reported at ${approval.executedAt.toISOString()}`);
     }
     if (input.claimKey && approval.executionClaimKey && approval.executionClaimKey !== input.claimKey) {
       throw new DomainError("CONFLICT", `approval ${approval.id}'s execution was claimed by another replica at ${approval.executionClaimedAt?.toISOString()}; only that one may report it`);
     }
+    const deviated = !dequal(approval.approvedArgs, input.executedArgs);
     // Write-once: of two concurrent reports, the second finds executedAt set.
     const reported = await tx.approval.updateMany({
       where: { id: approval.id, executedAt: null },
-      data: { executedArgs: jsonColumn(input.executedArgs), executionResult: jsonColumn(input.result), executedAt: now },
+      data: { executedArgs: jsonColumn(input.executedArgs), executionResult: jsonColumn(input.result), executedAt: now, executionDeviated: deviated },
     });
     if (reported.count === 0) {
       const current = await tx.approval.findUniqueOrThrow({ where: { id: approval.id } });
-      if (dequal(current.executedArgs, input.executedArgs)) return { approvalId: approval.id };
+      if (dequal(current.executedArgs, input.executedArgs)) return { approvalId: approval.id, deviated: current.executionDeviated ?? false, approval: current };
       throw new DomainError("CONFLICT", `approval ${approval.id} already has its execution reported at ${current.executedAt!.toISOString()}`);
     }
-    await traceApproval(tx, approval, "tool.executed", { approvalId: approval.id, args: input.executedArgs, result: input.result ?? null }, now);
-    return { approvalId: approval.id };
+    await traceApproval(tx, approval, "tool.executed", { approvalId: approval.id, args: input.executedArgs, result: input.result ?? null, deviated }, now);
+    if (deviated) {
+      await deps.audit.append(
+        tx,
+        approval.workspaceId,
+        {
+          actor: { type: "agent", id: agent.agentKeyId, label: agent.keyName },
+          action: "approval.execution_deviated",
+          subjectType: "approval",
+          subjectId: approval.id,
+          data: { tool: approval.tool, approvedArgs: approval.approvedArgs, executedArgs: input.executedArgs },
+        },
+        now,
+      );
+    }
+    return { approvalId: approval.id, deviated, approval };
   });
+  deps.bus.publish("approval:executed", { workspaceId: agent.workspaceId, approvalId: result.approvalId, sessionId: result.approval.sessionId, taskId: result.approval.taskId, deviated: result.deviated });
+  return { approvalId: result.approvalId };
 }

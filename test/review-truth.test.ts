@@ -1,0 +1,87 @@
+// What the review screen is told is true: arguments keep the agent's key order
+// through storage and every answer, on both databases (jsonb would sort keys by
+// length, putting a run_sql statement last), and an execution that ran other
+// arguments than the approved ones is recorded, audited and pushed, never hidden.
+import { io } from "socket.io-client";
+import { describe, expect, it } from "vitest";
+import { agentSdk, type OperatorClient } from "./clients.ts";
+import { useTestServer, type TestServer } from "./server.ts";
+
+let test: TestServer;
+let operator: OperatorClient;
+useTestServer((server, client) => {
+  test = server;
+  operator = client;
+});
+
+const ARGS = { statement: "DELETE FROM users WHERE last_login < now() - interval '2 years'", batchSize: 500, database: "prod", options: { zeta: 1, a: 2 }, dryRun: false, tags: ["gdpr"] };
+const ORDER = ["statement", "batchSize", "database", "options", "dryRun", "tags"];
+
+describe("argument order", () => {
+  it("order: proposed, approved (edited) and executed arguments, request input and the trace keep the agent's key order", async () => {
+    const sdk = agentSdk(test.url);
+    const { sessionId } = await sdk.openSession({});
+    const begun = await sdk.begin({ sessionId, agent: "dba" });
+    const asked = await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool: "run_sql", args: ARGS });
+
+    const pending = await operator.approval.get.query({ approvalId: asked.approvalId });
+    expect(Object.keys(pending.args as object)).toEqual(ORDER);
+    expect(Object.keys((pending.args as typeof ARGS).options)).toEqual(["zeta", "a"]);
+    const listed = await operator.approval.list.query({ status: "PENDING", limit: 10 });
+    expect(Object.keys(listed.items.find((item) => item.approvalId === asked.approvalId)!.args as object)).toEqual(ORDER);
+
+    const edited = { ...ARGS, batchSize: 100 };
+    await operator.approval.decide.mutate({ approvalId: asked.approvalId, action: "edit", args: edited });
+    const decided = await sdk.client.approval.await.query({ approvalId: asked.approvalId, timeoutMs: 1000 });
+    expect(Object.keys(decided.decision!.args as object)).toEqual(ORDER);
+    await sdk.client.approval.reportExecution.mutate({ approvalId: asked.approvalId, executedArgs: edited, result: { deleted: 3, at: "now" } });
+    const done = await operator.approval.get.query({ approvalId: asked.approvalId });
+    expect(Object.keys(done.executedArgs as object)).toEqual(ORDER);
+    expect(Object.keys(done.executionResult as object)).toEqual(["deleted", "at"]);
+
+    const timeline = await operator.task.timeline.query({ taskId: begun.taskId });
+    const requested = timeline.events.find((event) => event.type === "approval.requested")!;
+    expect(Object.keys((requested.data as { args: object }).args)).toEqual(ORDER);
+    sdk.close();
+  });
+});
+
+describe("executed is not approved", () => {
+  async function approvedCall(args: Record<string, string | string[]>) {
+    const sdk = agentSdk(test.url);
+    const { sessionId } = await sdk.openSession({});
+    const begun = await sdk.begin({ sessionId, agent: "mailer" });
+    const asked = await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool: "send_email", args });
+    return { sdk, approvalId: asked.approvalId };
+  }
+
+  it("deviation: running the original arguments after an edit is recorded on the approval, audited and pushed live", async () => {
+    const { sdk, approvalId } = await approvedCall({ to: "all@example.com", subject: "Hi" });
+    await operator.approval.decide.mutate({ approvalId, action: "edit", args: { to: "one@example.com", subject: "Hi" } });
+    const login = await fetch(`${test.url}/api/trpc/auth.login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "admin@example.com", password: "correct horse battery" }) });
+    const token = (login.headers.get("set-cookie") ?? "").split(";")[0]!.split("=")[1]!;
+    const socket = io(test.url, { path: "/socket.io", auth: { token }, transports: ["websocket"] });
+    await new Promise<void>((resolve, reject) => {
+      socket.once("connect", () => resolve());
+      socket.once("connect_error", reject);
+    });
+    const pushed = new Promise<{ approvalId: string; deviated: boolean }>((resolve) => socket.on("approval:executed", resolve));
+
+    await sdk.client.approval.reportExecution.mutate({ approvalId, executedArgs: { to: "all@example.com", subject: "Hi" } });
+    expect(await pushed).toMatchObject({ approvalId, deviated: true });
+    expect(await operator.approval.get.query({ approvalId })).toMatchObject({ executionDeviated: true, approvedArgs: { to: "one@example.com" }, executedArgs: { to: "all@example.com" } });
+    const audit = await operator.audit.list.query({ subjectId: approvalId, action: "approval.execution_deviated" });
+    expect(audit.items).toEqual([expect.objectContaining({ actorType: "agent", data: expect.objectContaining({ approvedArgs: { to: "one@example.com", subject: "Hi" }, executedArgs: { to: "all@example.com", subject: "Hi" } }) })]);
+    socket.close();
+    sdk.close();
+  });
+
+  it("deviation: the same arguments with keys in another order are not a deviation (compared as JSON values)", async () => {
+    const { sdk, approvalId } = await approvedCall({ to: "a@example.com", subject: "Hi", cc: ["b@example.com"] });
+    await operator.approval.decide.mutate({ approvalId, action: "approve" });
+    await sdk.client.approval.reportExecution.mutate({ approvalId, executedArgs: { cc: ["b@example.com"], subject: "Hi", to: "a@example.com" } });
+    expect(await operator.approval.get.query({ approvalId })).toMatchObject({ executionDeviated: false });
+    expect((await operator.audit.list.query({ subjectId: approvalId, action: "approval.execution_deviated" })).items).toEqual([]);
+    sdk.close();
+  });
+});
