@@ -42,9 +42,16 @@ export class DecisionPush {
       autoUnref: true,
     });
     this.#firstAttempt = new Promise((resolve) => {
-      this.#socket.once("connect", () => resolve());
-      this.#socket.once("connect_error", () => resolve());
-      setTimeout(resolve, CONNECT_TIMEOUT_MS).unref();
+      // Referenced while it lasts: a caller awaiting the first attempt is a
+      // pending wait, and the unreferenced socket alone would let the process
+      // exit in the middle of it.
+      const timer = setTimeout(resolve, CONNECT_TIMEOUT_MS);
+      const settle = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.#socket.once("connect", settle);
+      this.#socket.once("connect_error", settle);
     });
     this.#socket.on("connect", () => {
       this.#epoch += 1;

@@ -106,6 +106,21 @@ export const ApprovalDetail = forwardRef<
   const pending = approval.status === "PENDING";
   const showComparison = !pending && (approval.decision?.action === "edit" || approval.executedAt !== null);
 
+  // What is asked sits above the decision controls, whole: no inner scroll box
+  // hides part of a statement while the Approve button is in view.
+  const argsSection = (
+    <section aria-labelledby="args-heading">
+      <h3 id="args-heading" className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">
+        {showComparison ? "Arguments: proposed, approved, executed" : "Proposed arguments"}
+      </h3>
+      {showComparison ? (
+        <ArgsComparison proposed={approval.args} approved={approval.approvedArgs} executed={approval.executedArgs} executedAt={approval.executedAt} />
+      ) : (
+        <JsonView value={approval.args} label="Proposed arguments as JSON" className="whitespace-pre-wrap break-words" />
+      )}
+    </section>
+  );
+
   return (
     <article aria-label={`Approval ${approval.tool} by ${approval.agent}`} className="space-y-4">
       <header className="space-y-1">
@@ -125,6 +140,12 @@ export const ApprovalDetail = forwardRef<
         </p>
       ) : null}
       <DecisionBanner approval={approval} myEmail={operator.email} />
+      {approval.executionDeviated ? (
+        <p role="alert" data-testid="execution-deviation" className="rounded border-2 border-red-500 bg-red-50 p-3 text-sm font-semibold text-red-900">
+          The agent ran this tool with arguments other than those approved
+          {approval.executedAt ? ` (reported ${formatTime(approval.executedAt)})` : ""}. Compare them below.
+        </p>
+      ) : null}
 
       <dl className="grid grid-cols-[8rem_1fr] gap-x-3 gap-y-1 text-sm">
         <dt className="text-slate-500">Session</dt>
@@ -160,6 +181,8 @@ export const ApprovalDetail = forwardRef<
         <p className="mt-1 text-sm whitespace-pre-wrap">{approval.reason ?? <span className="text-slate-400">The agent gave no reason.</span>}</p>
       </section>
 
+      {argsSection}
+
       {pending && canDecide(operator) ? (
         <DecisionPanel key={approval.approvalId} ref={ref} approval={approval} myEmail={operator.email} myRole={operator.role} onLateDecision={setLate} onDecided={(action) => onDecided?.(action)} />
       ) : pending ? (
@@ -168,16 +191,6 @@ export const ApprovalDetail = forwardRef<
         </p>
       ) : null}
 
-      <section aria-labelledby="args-heading">
-        <h3 id="args-heading" className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">
-          {showComparison ? "Arguments: proposed, approved, executed" : "Proposed arguments"}
-        </h3>
-        {showComparison ? (
-          <ArgsComparison proposed={approval.args} approved={approval.approvedArgs} executed={approval.executedArgs} executedAt={approval.executedAt} />
-        ) : (
-          <JsonView value={approval.args} label="Proposed arguments as JSON" className="max-h-80" />
-        )}
-      </section>
 
       {approval.decider !== "policy" ? <ApprovalNotifications approvalId={approval.approvalId} /> : null}
 

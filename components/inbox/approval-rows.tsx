@@ -86,6 +86,11 @@ export const HistoryRow = memo(function HistoryRow({ approval, sessionLabel, cur
           <ApprovalBadge approval={approval} />
         </div>
         <ToolAndAgent approval={approval} sessionLabel={sessionLabel} />
+        {approval.executionDeviated ? (
+          <span data-testid="deviation-tag" className="shrink-0 rounded bg-red-600 px-1.5 py-0.5 text-[11px] font-semibold text-white">
+            ran other args
+          </span>
+        ) : null}
         <div className="w-56 shrink-0 text-right text-xs leading-5">
           <div className="truncate">
             {decision ? ACTION_LABEL[decision.action] : approval.status.toLowerCase()} by <span className="font-medium">{decision?.decidedBy ?? "—"}</span>

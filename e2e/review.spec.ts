@@ -1,0 +1,46 @@
+// The review screen tells the truth: arguments appear in the order the agent
+// sent them, and a call that ran with other arguments than the approved ones
+// is flagged in History and on the approval, at desktop and phone widths.
+import { expect, test } from "@playwright/test";
+import { adminApi, agentCall, finalScreenshot, inboxRow, logIn, requestApproval, unique } from "./helpers";
+
+const SQL = { statement: "DELETE FROM users WHERE last_login < now() - interval '2 years'", batchSize: 500, database: "prod", options: { zeta: 1, a: 2 }, dryRun: false, tags: ["gdpr"] };
+
+for (const [label, viewport] of [
+  ["desktop", { width: 1280, height: 800 }],
+  ["phone", { width: 390, height: 844 }],
+] as const) {
+  test(`${label}: the arguments read in the agent's order, the statement first`, async ({ page }, testInfo) => {
+    await page.setViewportSize(viewport);
+    const tool = unique("run_sql");
+    const pending = await requestApproval({ tool, args: SQL });
+    await logIn(page, undefined, undefined, `/approvals/${pending.approvalId}`);
+    const shown = await page.getByLabel("Proposed arguments as JSON").innerText();
+    const positions = Object.keys(SQL).map((key) => shown.indexOf(`"${key}"`));
+    expect(positions.every((position) => position >= 0)).toBe(true);
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+    await finalScreenshot(page, testInfo, `order-${label}`);
+  });
+}
+
+test("a call that ran with other arguments than the approved ones is flagged in History and on the approval", async ({ page }, testInfo) => {
+  const tool = unique("send_email");
+  const pending = await requestApproval({ tool, args: { to: "all@example.com", subject: "Hi" } });
+  const admin = await adminApi();
+  try {
+    await admin.call("approval.decide", { approvalId: pending.approvalId, action: "edit", args: { to: "one@example.com", subject: "Hi" } });
+  } finally {
+    await admin.dispose();
+  }
+  // The agent ignores the edit and runs what it first proposed.
+  await agentCall("approval.reportExecution", { approvalId: pending.approvalId, executedArgs: { to: "all@example.com", subject: "Hi" } });
+
+  await logIn(page, undefined, undefined, "/?tab=history");
+  await page.getByLabel("Filter by tool").fill(tool);
+  await expect(inboxRow(page, tool).getByTestId("deviation-tag")).toHaveText("ran other args");
+  await inboxRow(page, tool).click();
+  await expect(page.getByTestId("execution-deviation")).toContainText("ran this tool with arguments other than those approved");
+  await page.goto(`/approvals/${pending.approvalId}`);
+  await expect(page.getByTestId("execution-deviation")).toBeVisible();
+  await finalScreenshot(page, testInfo, "deviation");
+});
