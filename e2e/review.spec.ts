@@ -44,3 +44,22 @@ test("a call that ran with other arguments than the approved ones is flagged in 
   await expect(page.getByTestId("execution-deviation")).toBeVisible();
   await finalScreenshot(page, testInfo, "deviation");
 });
+
+test("the agent's reason reads as Markdown, HTML in it stays text, and the inbox row previews the arguments", async ({ page }, testInfo) => {
+  const tool = unique("refund");
+  const pending = await requestApproval({
+    tool,
+    args: { amount: 42, to: "alan.turing@example.com" },
+    reason: 'Refund **$42** to the customer:\n\n- order 1001\n- <img src=x onerror="window.__pwned=1">',
+  });
+  await logIn(page, undefined, undefined, `/?approval=${pending.approvalId}`);
+  // The tab's title says how many approvals wait.
+  await expect(page).toHaveTitle(/^\(\d+\) /);
+  await expect(inboxRow(page, tool).getByTestId("args-preview")).toHaveText("amount: 42 · to: alan.turing@example.com");
+  const reason = page.getByTestId("reason");
+  await expect(reason.locator("strong")).toHaveText("$42");
+  await expect(reason.locator("li")).toHaveCount(2);
+  await expect(reason.locator("img")).toHaveCount(0);
+  expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+  await finalScreenshot(page, testInfo, "markdown-reason");
+});

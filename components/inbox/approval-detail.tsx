@@ -11,6 +11,7 @@ import { useTRPC } from "@/lib/trpc";
 import type { ApprovalItem, DecisionAction } from "@/lib/types";
 import { canDecide, useOperator } from "../app-shell";
 import { ArgsComparison } from "../args-comparison";
+import { AgentMarkdown } from "../markdown";
 import { ACTION_LABEL, ApprovalBadge, ErrorNote, JsonView, Loading } from "../ui";
 import { ApprovalNotifications, describeAsked } from "./approval-notifications";
 import { DecisionPanel, type DecisionPanelHandle } from "./decision-panel";
@@ -147,9 +148,9 @@ export const ApprovalDetail = forwardRef<
         </p>
       ) : null}
 
-      <dl className="grid grid-cols-[8rem_1fr] gap-x-3 gap-y-1 text-sm">
+      <dl className="grid grid-cols-[6.5rem_minmax(0,1fr)] gap-x-3 sm:grid-cols-[8rem_minmax(0,1fr)] gap-y-1 text-sm">
         <dt className="text-slate-500">Session</dt>
-        <dd>
+        <dd className="min-w-0 break-all">
           <Link href={`/sessions/${approval.sessionId}?task=${approval.taskId}`} className="underline decoration-slate-300 hover:decoration-slate-900">
             {sessionLabel?.(approval.sessionId) ?? approval.sessionId}
           </Link>
@@ -178,7 +179,9 @@ export const ApprovalDetail = forwardRef<
         <h3 id="reason-heading" className="text-xs font-semibold uppercase tracking-wide text-slate-500">
           Reason
         </h3>
-        <p className="mt-1 text-sm whitespace-pre-wrap">{approval.reason ?? <span className="text-slate-400">The agent gave no reason.</span>}</p>
+        <div className="mt-1" data-testid="reason">
+          {approval.reason ? <AgentMarkdown text={approval.reason} /> : <p className="text-sm text-slate-400">The agent gave no reason.</p>}
+        </div>
       </section>
 
       {argsSection}

@@ -4,9 +4,17 @@
 import { memo } from "react";
 import { formatDuration, formatTime, useNow } from "@/lib/format";
 import type { ApprovalItem } from "@/lib/types";
+import { keyArguments } from "@/server/domain/notification-message";
 import { ACTION_LABEL, ApprovalBadge } from "../ui";
 
-export const ROW_HEIGHT = 60;
+export const ROW_HEIGHT = 64;
+
+/** What is asked, in one line: the first arguments, each cut short. */
+function argsPreview(args: unknown): string {
+  return keyArguments(args)
+    .map(([key, value]) => `${key}: ${value.length > 40 ? `${value.slice(0, 39)}…` : value}`)
+    .join(" · ");
+}
 
 interface RowProps {
   approval: ApprovalItem;
@@ -68,6 +76,9 @@ function ToolAndAgent({ approval, sessionLabel }: { approval: RowProps["approval
       </div>
       <div className="truncate text-xs text-slate-600">
         <span className="font-medium text-slate-800">{approval.agent}</span> · {sessionLabel}
+      </div>
+      <div className="truncate font-mono text-[11px] text-slate-500" data-testid="args-preview">
+        {argsPreview(approval.args)}
       </div>
     </div>
   );
