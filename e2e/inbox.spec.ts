@@ -204,22 +204,30 @@ test("bulk approve a filtered selection, and decide with the keyboard (j, a, r)"
   for (const item of more) expect((await awaitDecision(item.approvalId)).status).toBe("APPROVED");
   await expect(page.getByText("No approvals match these filters.")).toBeVisible();
 
-  // Keyboard: newest first, so j opens key_two, a approves it; j opens key_one, r rejects it.
+  // Keyboard: most urgent first (no expiries, so the longest waiting), so j opens key_one, a approves it; j opens key_two, r rejects it.
   await page.getByLabel("Filter by session").selectOption({ label: keyboardTitle });
   await expect(list.getByRole("listitem")).toHaveCount(2);
   await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
   await page.keyboard.press("j");
-  await expect(page.locator("[aria-current=true]")).toHaveAccessibleName(/^Open key_two/);
-  await page.keyboard.press("a");
-  await expect(page.getByTestId("inbox-status")).toHaveText(/^Approved key_two/);
-  await page.keyboard.press("j");
   await expect(page.locator("[aria-current=true]")).toHaveAccessibleName(/^Open key_one/);
+  await page.keyboard.press("a");
+  await expect(page.getByTestId("inbox-status")).toHaveText(/^Approved key_one/);
+  await page.keyboard.press("j");
+  await expect(page.locator("[aria-current=true]")).toHaveAccessibleName(/^Open key_two/);
   await page.keyboard.press("r");
   await page.keyboard.type("Not this one");
   await page.keyboard.press("Control+Enter");
-  await expect(page.getByTestId("inbox-status")).toHaveText(/^Rejected key_one/);
-  expect((await awaitDecision(k2.approvalId)).status).toBe("APPROVED");
-  expect(await awaitDecision(k1.approvalId)).toMatchObject({ status: "REJECTED", decision: { message: "Not this one" } });
+  await expect(page.getByTestId("inbox-status")).toHaveText(/^Rejected key_two/);
+  expect((await awaitDecision(k1.approvalId)).status).toBe("APPROVED");
+  expect(await awaitDecision(k2.approvalId)).toMatchObject({ status: "REJECTED", decision: { message: "Not this one" } });
+
+  // Single-key shortcuts can be turned off (WCAG 2.1.4), and stay off after a reload.
+  await page.getByLabel("Single-key shortcuts").uncheck();
+  await expect(page.getByLabel("Keyboard shortcuts")).toHaveCount(0);
+  await page.reload();
+  await expect(page.getByLabel("Single-key shortcuts")).not.toBeChecked();
+  await expect(page.getByLabel("Keyboard shortcuts")).toHaveCount(0);
+  await page.getByLabel("Single-key shortcuts").check();
   await finalScreenshot(page, testInfo, "keyboard");
 });
 

@@ -56,6 +56,9 @@ test("the agent's reason reads as Markdown, HTML in it stays text, and the inbox
   // The tab's title says how many approvals wait.
   await expect(page).toHaveTitle(/^\(\d+\) /);
   await expect(inboxRow(page, tool).getByTestId("args-preview")).toHaveText("amount: 42 · to: alan.turing@example.com");
+  // Filters match substrings in any case.
+  await page.getByLabel("Filter by tool").fill(tool.slice(2, 9).toUpperCase());
+  await expect(inboxRow(page, tool)).toBeVisible();
   const reason = page.getByTestId("reason");
   await expect(reason.locator("strong")).toHaveText("$42");
   await expect(reason.locator("li")).toHaveCount(2);

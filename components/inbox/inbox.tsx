@@ -1,6 +1,6 @@
 "use client";
-// The approval inbox, the console's landing page: pending approvals newest first,
-// live; a detail panel to decide; keyboard j/k/a/r/e/x; multi-select with bulk
+// The approval inbox, the console's landing page: pending approvals most urgent
+// first (or newest first), live; a detail panel to decide; keyboard j/k/a/r/e/x; multi-select with bulk
 // approve and reject; filters by session, agent and tool; and the history of
 // decided approvals. Filters, tab and the open approval live in the URL.
 import { keepPreviousData, useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
@@ -15,6 +15,7 @@ import { Empty, ErrorNote, Loading } from "../ui";
 import { ApprovalDetail } from "./approval-detail";
 import { HistoryRow, PendingRow, ROW_HEIGHT } from "./approval-rows";
 import type { DecisionPanelHandle } from "./decision-panel";
+import { orderPending, SORT_LABEL, type PendingSort } from "./pending-order";
 
 type Tab = "pending" | "history";
 interface Filters {
@@ -30,6 +31,21 @@ const DONE_VERB: Record<DecisionAction, string> = { approve: "Approved", reject:
 function isTyping(target: EventTarget | null): boolean {
   if (!(target instanceof HTMLElement)) return false;
   return target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName);
+}
+
+const SHORTCUTS_KEY = "tollgate.shortcuts";
+
+/** Single-key shortcuts, on unless the operator turned them off on this browser (WCAG 2.1.4). */
+function useShortcutsSetting(): [boolean, (on: boolean) => void] {
+  const [on, setOn] = useState(true);
+  useEffect(() => setOn(window.localStorage.getItem(SHORTCUTS_KEY) !== "off"), []);
+  return [
+    on,
+    (next) => {
+      window.localStorage.setItem(SHORTCUTS_KEY, next ? "on" : "off");
+      setOn(next);
+    },
+  ];
 }
 
 function useDebounced<T>(value: T, ms: number): T {
@@ -52,6 +68,8 @@ export function Inbox() {
   const [tab, setTab] = useState<Tab>(params.get("tab") === "history" ? "history" : "pending");
   const [filters, setFilters] = useState<Filters>({ session: params.get("session") ?? "", agent: params.get("agent") ?? "", tool: params.get("tool") ?? "" });
   const [selectedId, setSelectedId] = useState<string | null>(params.get("approval"));
+  const [sort, setSort] = useState<PendingSort>(params.get("sort") === "newest" ? "newest" : "urgent");
+  const [shortcuts, setShortcuts] = useShortcutsSetting();
   const [checked, setChecked] = useState<Set<string>>(() => new Set());
   const [status, setStatus] = useState("");
   const [bulkMessage, setBulkMessage] = useState("");
@@ -68,6 +86,7 @@ export function Inbox() {
   useEffect(() => {
     const next = new URLSearchParams();
     if (tab === "history") next.set("tab", "history");
+    if (sort !== "urgent") next.set("sort", sort);
     if (filters.session) next.set("session", filters.session);
     if (agent) next.set("agent", agent);
     if (tool) next.set("tool", tool);
@@ -75,7 +94,7 @@ export function Inbox() {
     const query = next.toString();
     const url = `${window.location.pathname}${query ? `?${query}` : ""}`;
     if (url !== `${window.location.pathname}${window.location.search}`) window.history.replaceState(null, "", url);
-  }, [tab, filters.session, agent, tool, selectedId]);
+  }, [tab, sort, filters.session, agent, tool, selectedId]);
 
   const sessions = useQuery(trpc.session.list.queryOptions({ limit: 1000 }, { staleTime: 30_000 }));
   const sessionTitles = useMemo(() => new Map((sessions.data?.items ?? []).map((s) => [s.id, s.title ?? s.id])), [sessions.data]);
@@ -94,7 +113,7 @@ export function Inbox() {
     placeholderData: keepPreviousData,
   });
 
-  const pendingItems = pending.data?.items;
+  const pendingItems = useMemo(() => (pending.data ? orderPending(pending.data.items, sort) : undefined), [pending.data, sort]);
   const historyItems = useMemo(() => history.data?.pages.flatMap((page) => page.items) ?? [], [history.data]);
   const items: ApprovalItem[] = (tab === "pending" ? pendingItems : historyItems) ?? [];
   const selectedIndex = selectedId ? items.findIndex((item) => item.approvalId === selectedId) : -1;
@@ -157,7 +176,7 @@ export function Inbox() {
 
   useEffect(() => {
     function onKey(event: KeyboardEvent) {
-      if (event.metaKey || event.ctrlKey || event.altKey || isTyping(event.target)) return;
+      if (!shortcuts || event.metaKey || event.ctrlKey || event.altKey || isTyping(event.target)) return;
       const key = event.key;
       if (key === "j" || key === "ArrowDown") {
         event.preventDefault();
@@ -181,7 +200,7 @@ export function Inbox() {
     }
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [move, toggle, selectedId, tab, decider]);
+  }, [move, toggle, selectedId, tab, decider, shortcuts]);
 
   const onDecided = useCallback(
     (action: DecisionAction) => {
@@ -284,6 +303,15 @@ export function Inbox() {
               <option key={name} value={name} />
             ))}
           </datalist>
+          {tab === "pending" ? (
+            <select aria-label="Sort pending approvals" value={sort} onChange={(event) => setSort(event.target.value as PendingSort)} className="rounded border border-slate-300 px-2 py-1">
+              {(Object.keys(SORT_LABEL) as PendingSort[]).map((value) => (
+                <option key={value} value={value}>
+                  {SORT_LABEL[value]}
+                </option>
+              ))}
+            </select>
+          ) : null}
           <button type="button" disabled={!filtered} onClick={() => setFilters({ session: "", agent: "", tool: "" })} className="rounded px-2 py-1 text-slate-600 hover:bg-slate-100 disabled:opacity-40">
             Clear filters
           </button>
@@ -366,9 +394,17 @@ export function Inbox() {
           <p role="status" aria-live="polite" data-testid="inbox-status" className="truncate font-medium text-slate-900">
             {status}
           </p>
-          <p className="shrink-0" aria-label="Keyboard shortcuts">
-            <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>a</kbd> approve · <kbd>r</kbd> reject · <kbd>e</kbd> edit · <kbd>x</kbd> select
-          </p>
+          <div className="flex shrink-0 items-center gap-3">
+            {shortcuts && tab === "pending" && decider ? (
+              <p aria-label="Keyboard shortcuts" className="hidden md:block">
+                <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>a</kbd> approve · <kbd>r</kbd> reject · <kbd>e</kbd> edit · <kbd>x</kbd> select
+              </p>
+            ) : null}
+            <label className="flex items-center gap-1">
+              <input type="checkbox" checked={shortcuts} onChange={(event) => setShortcuts(event.target.checked)} />
+              Single-key shortcuts
+            </label>
+          </div>
         </footer>
       </section>
 

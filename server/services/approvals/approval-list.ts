@@ -69,8 +69,9 @@ export async function listApprovals(deps: ServiceDeps, workspaceId: string, filt
     workspaceId,
     ...(status ? { status } : {}),
     ...(filter.sessionId ? { sessionId: filter.sessionId } : {}),
-    ...(filter.tool ? { tool: filter.tool } : {}),
-    ...(filter.agent ? { task: { agent: filter.agent } } : {}),
+    // Substrings, in any case: "email" finds send_email and Email_Digest.
+    ...(filter.tool ? { tool: { contains: filter.tool, mode: "insensitive" as const } } : {}),
+    ...(filter.agent ? { task: { agent: { contains: filter.agent, mode: "insensitive" as const } } } : {}),
   };
   const rows = await deps.prisma.approval.findMany({
     where,
