@@ -278,6 +278,20 @@ describe("idempotency and timeouts", () => {
     expect(await agent.approval.await({ approvalId: asked.approvalId, timeoutMs: 0 })).toMatchObject({ status: "CANCELED" });
     await expect(agent.request.begin({ sessionId, agent: "O2", taskId: mid.taskId })).rejects.toMatchObject({ code: "PRECONDITION_FAILED" });
   });
+
+  it("cancel: tasks that had already ended keep their status; only running or paused ones become CANCELED", async () => {
+    const agent = agentCaller(app.deps);
+    const operator = await operatorCaller(app.deps);
+    const { sessionId } = await agent.session.open({});
+    const root = await agent.request.begin({ sessionId, agent: "O1", kind: "orchestrator" });
+    const done = await agent.request.begin({ sessionId, agent: "A1", parentRequestId: root.requestId });
+    await agent.request.complete({ requestId: done.requestId, output: { ok: true } });
+    const failed = await agent.request.begin({ sessionId, agent: "A2", parentRequestId: root.requestId });
+    await agent.request.fail({ requestId: failed.requestId, error: { message: "boom" } });
+    const busy = await agent.request.begin({ sessionId, agent: "A3", parentRequestId: root.requestId });
+    await operator.task.cancel({ taskId: root.taskId, reason: "stop" });
+    expect(await statuses([done.taskId, failed.taskId, busy.taskId, root.taskId])).toEqual(["COMPLETED", "FAILED", "CANCELED", "CANCELED"]);
+  });
 });
 
 describe("decision stream", () => {

@@ -313,8 +313,10 @@ export async function cancelTask(deps: ServiceDeps, by: OperatorPrincipal | Agen
     for (const request of requests) {
       changes.requests.push({ workspaceId, requestId: request.id, taskId: request.taskId, sessionId: request.sessionId, status: "CANCELED" });
     }
-    const canceledTasks = await tx.task.findMany({ where: { id: { in: taskIds }, status: { not: "CANCELED" } }, select: { id: true, sessionId: true } });
-    await tx.task.updateMany({ where: { id: { in: taskIds } }, data: { status: "CANCELED" } });
+    // Only work still under way is canceled: a task that had completed or failed keeps saying so.
+    const unfinished = { id: { in: taskIds }, status: { in: ["RUNNING", "PAUSED"] as RunStatus[] } };
+    const canceledTasks = await tx.task.findMany({ where: unfinished, select: { id: true, sessionId: true } });
+    await tx.task.updateMany({ where: unfinished, data: { status: "CANCELED" } });
     for (const canceled of canceledTasks) changes.tasks.push({ workspaceId, taskId: canceled.id, sessionId: canceled.sessionId, status: "CANCELED" });
     // Tasks outside the subtree whose requests were waiting on the canceled ones resume.
     const others = new Set(changes.requests.map((change) => change.taskId).filter((id) => !taskIds.includes(id)));
