@@ -76,6 +76,8 @@ export default defineConfig({
       TOLLGATE_LOG_LEVEL: "info",
       // The notification tests' webhook receiver listens on loopback.
       TOLLGATE_OUTBOUND_ALLOW: "127.0.0.1",
+      // An approval nobody has asked about for 5 s is shown with no agent waiting (the test agents poll every 2 s).
+      TOLLGATE_AGENT_LIVENESS_SECONDS: "5",
       NEXT_TELEMETRY_DISABLED: "1",
     },
   },

@@ -2,7 +2,7 @@
 // sent them, and a call that ran with other arguments than the approved ones
 // is flagged in History and on the approval, at desktop and phone widths.
 import { expect, test } from "@playwright/test";
-import { adminApi, agentCall, finalScreenshot, inboxRow, logIn, requestApproval, unique } from "./helpers";
+import { adminApi, AgentProcess, agentCall, finalScreenshot, inboxRow, logIn, requestApproval, unique } from "./helpers";
 
 const SQL = { statement: "DELETE FROM users WHERE last_login < now() - interval '2 years'", batchSize: 500, database: "prod", options: { zeta: 1, a: 2 }, dryRun: false, tags: ["gdpr"] };
 
@@ -65,4 +65,23 @@ test("the agent's reason reads as Markdown, HTML in it stays text, and the inbox
   await expect(reason.locator("img")).toHaveCount(0);
   expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
   await finalScreenshot(page, testInfo, "markdown-reason");
+});
+
+test("when the agent process dies, its approval says no agent is waiting, and its task can be canceled from there", async ({ page }, testInfo) => {
+  const tool = unique("charge_card");
+  const agent = new AgentProcess({ AGENT_TOOL: tool, AGENT_ARGS: JSON.stringify({ amount: 12 }) });
+  try {
+    const requested = await agent.next("approval-requested");
+    await logIn(page, undefined, undefined, `/approvals/${requested.approvalId}`);
+    await expect(page.getByRole("heading", { name: tool })).toBeVisible();
+    // While the agent polls, nothing is said.
+    await page.waitForTimeout(6_000);
+    await expect(page.getByTestId("agent-gone")).toHaveCount(0);
+  } finally {
+    agent.stop();
+  }
+  await expect(page.getByTestId("agent-gone")).toContainText("No agent has been waiting since", { timeout: 15_000 });
+  await finalScreenshot(page, testInfo, "agent-gone");
+  await page.getByTestId("agent-gone").getByRole("button", { name: /^Cancel A2's task/ }).click();
+  await expect(page.getByTestId("decision-banner")).toContainText("Canceled");
 });

@@ -99,6 +99,9 @@ const envSchema = z.object({
   TOLLGATE_AUDIT_DIGEST_FILE: optionalString,
   TOLLGATE_AUDIT_DIGEST_URL: optionalString.pipe(z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }).optional()),
   TOLLGATE_AUDIT_SEAL_SECONDS: z.coerce.number().int().min(1).max(24 * 3600, "must be at most a day (86400)").default(300),
+  // An approval no agent has asked about for this long (and with no webhook)
+  // is shown as having no one waiting. Above the longest long-poll (60 s).
+  TOLLGATE_AGENT_LIVENESS_SECONDS: z.coerce.number().int().min(1).max(3600).default(90),
   // How long a decision receipt stays valid after the decision.
   TOLLGATE_RECEIPT_TTL_SECONDS: z.coerce
     .number()

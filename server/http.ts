@@ -170,6 +170,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     auditDigests: { file: env.TOLLGATE_AUDIT_DIGEST_FILE, url: env.TOLLGATE_AUDIT_DIGEST_URL },
     ...(env.TOLLGATE_SMTP_URL ? { mailer: createMailer(env.TOLLGATE_SMTP_URL, env.TOLLGATE_SMTP_FROM) } : {}),
     publicUrl: () => env.TOLLGATE_PUBLIC_URL ?? baseUrl,
+    agentLivenessMs: env.TOLLGATE_AGENT_LIVENESS_SECONDS * 1000,
   });
   const bridge: RedisBridge | undefined = env.REDIS_URL ? await bridgeBusThroughRedis(bus, env.REDIS_URL) : undefined;
   const bootstrap = await bootstrapWorkspace(deps, {

@@ -85,3 +85,31 @@ describe("executed is not approved", () => {
     sdk.close();
   });
 });
+
+describe("is anyone waiting", () => {
+  it("liveness: an approval nobody has asked about past the window is marked gone; asking again marks it waiting; a webhook always counts", async () => {
+    const sdk = agentSdk(test.url);
+    const { sessionId } = await sdk.openSession({});
+    const begun = await sdk.begin({ sessionId, agent: "mailer" });
+    const asked = await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool: "send_email", args: {} });
+    const hooked = await sdk.begin({ sessionId, agent: "mailer", resumeUrl: "http://127.0.0.1:9/hook" });
+    const viaWebhook = await sdk.client.approval.request.mutate({ requestId: hooked.requestId, tool: "send_email", args: {} });
+    expect(await operator.approval.get.query({ approvalId: asked.approvalId })).toMatchObject({ agentWaiting: "waiting" });
+
+    const realNow = test.server.deps.now;
+    try {
+      const later = new Date(realNow().getTime() + test.server.deps.agentLivenessMs + 1_000);
+      test.server.deps.now = () => later;
+      expect(await operator.approval.get.query({ approvalId: asked.approvalId })).toMatchObject({ agentWaiting: "gone" });
+      expect(await operator.approval.get.query({ approvalId: viaWebhook.approvalId })).toMatchObject({ agentWaiting: "webhook" });
+      // The agent comes back and asks: it is waiting again, as of now.
+      await sdk.client.approval.await.query({ approvalId: asked.approvalId, timeoutMs: 0 });
+      expect(await operator.approval.get.query({ approvalId: asked.approvalId })).toMatchObject({ agentWaiting: "waiting", agentSeenAt: later.toISOString() });
+    } finally {
+      test.server.deps.now = realNow;
+    }
+    await operator.approval.decide.mutate({ approvalId: asked.approvalId, action: "approve" });
+    expect(await operator.approval.get.query({ approvalId: asked.approvalId })).toMatchObject({ agentWaiting: null });
+    sdk.close();
+  });
+});

@@ -2,7 +2,7 @@
 // One approval in full: what the agent wants to run and why, the call chain
 // waiting on it, the decision controls (for those who may decide), and once it
 // is decided, who decided what and when, with proposed vs approved vs executed args.
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { keepPreviousData, useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { forwardRef, useState } from "react";
 import { formatDuration, formatTime, useNow } from "@/lib/format";
@@ -86,6 +86,29 @@ function Expiry({ approval }: { approval: ApprovalItem }) {
   );
 }
 
+/** Nobody waits for this decision: say so before the operator decides, and offer to end the work. */
+function NoAgentWaiting({ approval, canCancel }: { approval: ApprovalItem; canCancel: boolean }) {
+  const trpc = useTRPC();
+  const cancel = useMutation(trpc.task.cancel.mutationOptions());
+  return (
+    <div role="alert" data-testid="agent-gone" className="space-y-2 rounded border-2 border-amber-500 bg-amber-50 p-3 text-sm text-amber-950">
+      <p className="font-semibold">No agent has been waiting since {formatTime(approval.agentSeenAt)}: a decision will be recorded, but nothing may run.</p>
+      <p className="text-xs">The agent that asked has stopped asking for this decision (its process may have ended). If it is not coming back, cancel its task to end the paused chain.</p>
+      {canCancel ? (
+        <button
+          type="button"
+          disabled={cancel.isPending || cancel.isSuccess}
+          onClick={() => cancel.mutate({ taskId: approval.taskId, reason: `no agent was waiting for approval ${approval.approvalId}` })}
+          className="rounded border border-amber-600 bg-white px-2 py-1 text-xs font-medium hover:bg-amber-100 disabled:opacity-50"
+        >
+          {cancel.isSuccess ? "Task canceled" : cancel.isPending ? "Canceling…" : `Cancel ${approval.agent}'s task`}
+        </button>
+      ) : null}
+      {cancel.error ? <p className="text-xs text-red-700">{cancel.error.message}</p> : null}
+    </div>
+  );
+}
+
 export const ApprovalDetail = forwardRef<
   DecisionPanelHandle,
   { approvalId: string; placeholder?: ApprovalItem; sessionLabel?(sessionId: string): string; onDecided?(action: DecisionAction): void }
@@ -97,6 +120,8 @@ export const ApprovalDetail = forwardRef<
   const query = useQuery({
     ...trpc.approval.get.queryOptions({ approvalId }),
     placeholderData: placeholder ?? keepPreviousData,
+    // Whether an agent still waits changes without an event: look again while it is pending.
+    refetchInterval: (current) => (current.state.data?.status === "PENDING" ? 5_000 : false),
   });
   const approval = query.data?.approvalId === approvalId ? query.data : undefined;
 
@@ -141,6 +166,7 @@ export const ApprovalDetail = forwardRef<
         </p>
       ) : null}
       <DecisionBanner approval={approval} myEmail={operator.email} />
+      {approval.agentWaiting === "gone" ? <NoAgentWaiting approval={approval} canCancel={canDecide(operator)} /> : null}
       {approval.executionDeviated ? (
         <p role="alert" data-testid="execution-deviation" className="rounded border-2 border-red-500 bg-red-50 p-3 text-sm font-semibold text-red-900">
           The agent ran this tool with arguments other than those approved

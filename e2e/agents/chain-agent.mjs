@@ -45,7 +45,7 @@ try {
   say("approval-requested", { sessionId, approvalId: approval.approvalId, o1TaskId: first.taskId, a2TaskId: a2.taskId, a2RequestId: a2.requestId });
 
   let result = approval;
-  while (result.status === "PENDING") result = await call("approval.await", { approvalId: approval.approvalId, timeoutMs: 20_000 }, "GET");
+  while (result.status === "PENDING") result = await call("approval.await", { approvalId: approval.approvalId, timeoutMs: 2_000 }, "GET");
   say("decided", { status: result.status, decision: result.decision ?? null });
 
   if (result.status === "APPROVED") {

@@ -41,6 +41,8 @@ export interface ServiceDeps {
   mailer?: Mailer;
   /** Seals the notification channels' URLs and signing secrets. */
   channelSecrets: SecretBox;
+  /** How long after an agent was last seen waiting an approval counts as having no one waiting. */
+  agentLivenessMs: number;
   /** The console's base URL, for links in notifications. */
   publicUrl: () => string;
   /** Aborted when the server shuts down, so long-polls answer at once. */
@@ -62,6 +64,7 @@ export function createServiceDeps(
     auditDigests?: DigestSink;
     mailer?: Mailer;
     publicUrl?: () => string;
+    agentLivenessMs?: number;
   } = {},
 ): ServiceDeps {
   // Without a server's secret (tests, scripts): one generated secret for the
@@ -86,6 +89,7 @@ export function createServiceDeps(
     ...(options.mailer ? { mailer: options.mailer } : {}),
     channelSecrets: new SecretBox(secret, "notification channel secrets v1"),
     publicUrl: options.publicUrl ?? (() => "http://localhost:3000"),
+    agentLivenessMs: options.agentLivenessMs ?? 90_000,
     shutdown: options.shutdown ?? new AbortController().signal,
   };
   return deps;

@@ -18,6 +18,7 @@ export interface ApprovalListFilter {
   cursor?: string;
 }
 
+const REQUEST = { select: { resumeUrl: true } };
 const VOTES = { select: { decidedBy: true, createdAt: true, action: true }, orderBy: [{ createdAt: "asc" as const }, { operatorId: "asc" as const }] };
 
 /** The operator looking: an approval whose routing names them (or their group) is asked of them. */
@@ -26,7 +27,27 @@ export interface Viewer {
   groups: string[];
 }
 
-export function approvalItem(approval: Approval & { task: { agent: string }; votes: { decidedBy: string; createdAt: Date; action: DecisionAction }[] }, viewer?: Viewer) {
+type ListedApproval = Approval & { task: { agent: string }; request: { resumeUrl: string | null }; votes: { decidedBy: string; createdAt: Date; action: DecisionAction }[] };
+
+/**
+ * Whether anyone will act on a decision: "webhook" (it is delivered to the
+ * request's resumeUrl), "waiting" (an agent asked about it within the
+ * liveness window), or "gone" (nobody has: a decision is recorded, but
+ * nothing may run). Null once decided.
+ */
+function agentWaiting(approval: ListedApproval, liveness?: Liveness): "webhook" | "waiting" | "gone" | null {
+  if (approval.status !== "PENDING" || !liveness) return null;
+  if (approval.request.resumeUrl) return "webhook";
+  const seen = approval.agentSeenAt ?? approval.createdAt;
+  return liveness.now.getTime() - seen.getTime() <= liveness.windowMs ? "waiting" : "gone";
+}
+
+export interface Liveness {
+  now: Date;
+  windowMs: number;
+}
+
+export function approvalItem(approval: ListedApproval, viewer?: Viewer, liveness?: Liveness) {
   const ask = { role: approval.askedRole ?? approval.requiredRole, operators: approval.askedOperators, group: approval.askedGroup };
   return {
     approvalId: approval.id,
@@ -55,6 +76,8 @@ export function approvalItem(approval: Approval & { task: { agent: string }; vot
     votes: approval.votes.map((vote) => ({ decidedBy: vote.decidedBy, decidedAt: vote.createdAt.toISOString(), action: vote.action })),
     receipt: approval.receipt,
     asked: { ...ask, escalationLevel: approval.escalationLevel },
+    agentWaiting: agentWaiting(approval, liveness),
+    agentSeenAt: (approval.agentSeenAt ?? approval.createdAt).toISOString(),
     askedOfYou: viewer !== undefined && isAskedOf({ ...ask, role: ask.role === "ADMIN" ? "ADMIN" : "OPERATOR" }, viewer),
   };
 }
@@ -75,7 +98,7 @@ export async function listApprovals(deps: ServiceDeps, workspaceId: string, filt
   };
   const rows = await deps.prisma.approval.findMany({
     where,
-    include: { task: { select: { agent: true } }, votes: VOTES },
+    include: { task: { select: { agent: true } }, request: REQUEST, votes: VOTES },
     orderBy: decided ? [{ decidedAt: "desc" }, { id: "desc" }] : [{ createdAt: "desc" }, { id: "desc" }],
     take: filter.limit + 1,
     ...(filter.cursor ? { cursor: { id: filter.cursor }, skip: 1 } : {}),
@@ -84,16 +107,17 @@ export async function listApprovals(deps: ServiceDeps, workspaceId: string, filt
   const nextCursor = rows.length > filter.limit ? (page.at(-1)?.id ?? null) : null;
   // Counting is only needed when the page does not already show everything.
   const total = nextCursor || filter.cursor ? await deps.prisma.approval.count({ where }) : page.length;
-  const items = page.map((row) => approvalItem(row, viewer));
+  const liveness = { now: deps.now(), windowMs: deps.agentLivenessMs };
+  const items = page.map((row) => approvalItem(row, viewer, liveness));
   // Waiting approvals asked of the viewer by name or group come first (a stable sort keeps the rest newest first).
   if (!decided) items.sort((a, b) => Number(b.askedOfYou) - Number(a.askedOfYou));
   return { items, nextCursor, total };
 }
 
 export async function getApproval(deps: ServiceDeps, workspaceId: string, approvalId: string, viewer?: Viewer) {
-  const approval = await deps.prisma.approval.findFirst({ where: { id: approvalId, workspaceId }, include: { task: { select: { agent: true } }, votes: VOTES } });
+  const approval = await deps.prisma.approval.findFirst({ where: { id: approvalId, workspaceId }, include: { task: { select: { agent: true } }, request: REQUEST, votes: VOTES } });
   if (!approval) throw notFound("approval", approvalId);
-  return approvalItem(approval, viewer);
+  return approvalItem(approval, viewer, { now: deps.now(), windowMs: deps.agentLivenessMs });
 }
 
 /** The viewer as routing sees them: their email and groups. */

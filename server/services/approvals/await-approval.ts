@@ -6,6 +6,16 @@ import type { ServiceDeps } from "../deps.ts";
 import { approvalResult, type ApprovalResult } from "./approval-views.ts";
 
 /**
+ * Records that an agent is waiting for this decision. Written at most every
+ * third of the liveness window, so a busy poller costs no write per call.
+ */
+async function markAgentWaiting(deps: ServiceDeps, approvalId: string, seenAt: Date | null): Promise<void> {
+  const now = deps.now();
+  if (seenAt && now.getTime() - seenAt.getTime() < Math.min(10_000, deps.agentLivenessMs / 3)) return;
+  await deps.prisma.approval.updateMany({ where: { id: approvalId, status: "PENDING" }, data: { agentSeenAt: now } });
+}
+
+/**
  * Long-poll: answers at once when the approval is decided, else the moment its
  * decision commits on this node (or arrives from another), else after
  * `timeoutMs` with the still-pending status.
@@ -21,6 +31,7 @@ export async function awaitApproval(
     const approval = await findApproval(deps.prisma, agent, approvalId);
     if (!approval) throw notFound("approval", approvalId);
     if (approval.status !== "PENDING") return approvalResult(approval);
+    await markAgentWaiting(deps, approval.id, approval.agentSeenAt);
     await woken.promise;
     const current = await deps.prisma.approval.findUniqueOrThrow({ where: { id: approvalId } });
     return approvalResult(current);

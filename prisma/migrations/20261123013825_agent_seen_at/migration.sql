@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Approval" ADD COLUMN     "agentSeenAt" TIMESTAMP(3);
