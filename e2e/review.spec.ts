@@ -70,8 +70,8 @@ test("the agent's reason reads as Markdown, HTML in it stays text, and the inbox
 test("when the agent process dies, its approval says no agent is waiting, and its task can be canceled from there", async ({ page }, testInfo) => {
   const tool = unique("charge_card");
   const agent = new AgentProcess({ AGENT_TOOL: tool, AGENT_ARGS: JSON.stringify({ amount: 12 }) });
+  const requested = await agent.next("approval-requested");
   try {
-    const requested = await agent.next("approval-requested");
     await logIn(page, undefined, undefined, `/approvals/${requested.approvalId}`);
     await expect(page.getByRole("heading", { name: tool })).toBeVisible();
     // While the agent polls, nothing is said.
@@ -83,5 +83,8 @@ test("when the agent process dies, its approval says no agent is waiting, and it
   await expect(page.getByTestId("agent-gone")).toContainText("No agent has been waiting since", { timeout: 15_000 });
   await finalScreenshot(page, testInfo, "agent-gone");
   await page.getByTestId("agent-gone").getByRole("button", { name: /^Cancel A2's task/ }).click();
-  await expect(page.getByTestId("decision-banner")).toContainText("Canceled");
+  // Who canceled, when, and why.
+  await expect(page.getByTestId("decision-banner")).toContainText(`Canceled by you (admin@example.com)`);
+  await expect(page.getByTestId("decision-banner")).toContainText(`Reason: no agent was waiting for approval ${requested.approvalId}`);
+  await finalScreenshot(page, testInfo, "canceled");
 });

@@ -30,14 +30,23 @@ function DecisionBanner({ approval, myEmail }: { approval: ApprovalItem; myEmail
   const who = decision ? (decision.decidedBy === myEmail ? `you (${decision.decidedBy})` : decision.decidedBy) : "unknown";
   let headline: string;
   if (approval.status === "EXPIRED") headline = `Expired: no decision in time, so the default applied (${decision?.action === "approve" ? "approved" : "rejected"})`;
-  else if (approval.status === "CANCELED") headline = approval.decider === "timeout" ? "Canceled: no decision in time, so the default applied" : `Canceled by ${who}`;
+  else if (approval.status === "CANCELED") {
+    const by = approval.cancellation ? (approval.cancellation.by === myEmail ? `you (${approval.cancellation.by})` : approval.cancellation.by) : who;
+    headline = approval.decider === "timeout" ? "Canceled: no decision in time, so the default applied" : `Canceled by ${by}`;
+  }
   else if (approval.decider === "policy") headline = `${ACTION_LABEL[decision?.action ?? ""] ?? approval.status} automatically by the rule "${approval.policy?.name ?? decision?.decidedBy}" (version ${approval.policy?.version ?? "?"})`;
   else headline = `${ACTION_LABEL[decision?.action ?? ""] ?? approval.status} by ${who}`;
   const tone = approval.status === "APPROVED" ? "border-emerald-300 bg-emerald-50 text-emerald-950" : "border-slate-300 bg-slate-100 text-slate-900";
   return (
     <div data-testid="decision-banner" className={`rounded border p-3 text-sm ${tone}`}>
       <p className="font-semibold">{headline}</p>
-      <p className="mt-0.5 text-xs">at {formatTime(decision?.decidedAt)}</p>
+      <p className="mt-0.5 text-xs">at {formatTime(decision?.decidedAt ?? approval.cancellation?.at)}</p>
+      {approval.cancellation?.reason ? (
+        <p className="mt-2">
+          <span className="font-medium">Reason: </span>
+          {approval.cancellation.reason}
+        </p>
+      ) : null}
       {decision?.message ? (
         <p className="mt-2">
           <span className="font-medium">{decision.action === "respond" ? "Answer: " : "Message: "}</span>

@@ -64,6 +64,11 @@ export function approvalItem(approval: ListedApproval, viewer?: Viewer, liveness
     expiresAt: approval.expiresAt?.toISOString() ?? null,
     onTimeout: approval.onTimeout,
     decision: decisionPayload(approval) ?? null,
+    // A cancellation is not a decision (no action), but it has an author, a time and a reason.
+    cancellation:
+      approval.status === "CANCELED" && !approval.decisionAction && approval.decidedBy
+        ? { by: approval.decidedBy, at: approval.decidedAt?.toISOString() ?? null, reason: approval.decisionMessage }
+        : null,
     approvedArgs: approval.approvedArgs ?? null,
     executedArgs: approval.executedArgs ?? null,
     executionResult: approval.executionResult ?? null,
