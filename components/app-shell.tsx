@@ -4,6 +4,7 @@
 // session is missing or expired.
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { PendingTitle } from "./pending-title";
+import { DesktopAlertsToggle } from "./desktop-alerts";
 import { TRPCClientError } from "@trpc/client";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
@@ -98,6 +99,7 @@ export function AppShell({ children, fill = false }: { children: ReactNode; fill
             </nav>
             <div className="flex flex-wrap items-center gap-x-4 gap-y-1 text-sm">
               <ConnectionIndicator />
+              <DesktopAlertsToggle />
               <span data-testid="operator-identity">
                 {operator.name} <span className="text-slate-500">({operator.role.toLowerCase()})</span>
               </span>

@@ -7,6 +7,7 @@ import { useQueryClient, type QueryKey } from "@tanstack/react-query";
 import { createContext, useContext, useEffect, useState, type ReactNode } from "react";
 import { io } from "socket.io-client";
 import { useTRPC } from "@/lib/trpc";
+import { alertNewApproval, type RequestedEvent } from "./desktop-alerts";
 
 export type ConnectionState = "connecting" | "live" | "lost";
 
@@ -85,6 +86,16 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
       // An expired session is refused at the handshake: let the shell notice and send the operator to log in.
       if (/unauthorized/i.test(error.message)) void queryClient.invalidateQueries({ queryKey: trpc.auth.me.queryKey() });
     });
+    const stillPending = async (approvalId: string) => {
+      const approval = await queryClient.fetchQuery(trpc.approval.get.queryOptions({ approvalId })).catch(() => null);
+      return approval?.status === "PENDING";
+    };
+    // Expiry notices still armed in this tab, canceled when it closes.
+    const alertTimers: Array<() => void> = [];
+    socket.on("approval:requested", (event: RequestedEvent) => {
+      const cancel = alertNewApproval(event, stillPending);
+      if (cancel) alertTimers.push(cancel);
+    });
     for (const [name, areas] of Object.entries(AREAS_BY_EVENT)) {
       socket.on(name, () => {
         for (const area of areas) pending.add(area);
@@ -94,6 +105,7 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
     return () => {
       if (timer) clearTimeout(timer);
       clearTimeout(reconnectTimer);
+      for (const cancel of alertTimers) cancel();
       socket.disconnect();
     };
   }, [queryClient, trpc]);

@@ -118,7 +118,7 @@ test("reject with a message and respond with an answer reach the agent; the hist
   await expect(message).toBeFocused();
   await message.fill("Not during the change freeze");
   await message.press("Control+Enter");
-  await expect(page.getByTestId("inbox-status")).toHaveText(`Rejected ${rejectTool} by billing-agent.`);
+  await expect(page.getByTestId("inbox-status")).toHaveText(`You rejected ${rejectTool} for billing-agent.`);
   const rejection = await awaitDecision(rejected.approvalId);
   expect(rejection).toMatchObject({ status: "REJECTED", decision: { action: "reject", message: "Not during the change freeze", decidedBy: ADMIN_EMAIL } });
 
@@ -200,7 +200,12 @@ test("bulk approve a filtered selection, and decide with the keyboard (j, a, r)"
   await expect(list.getByRole("listitem")).toHaveCount(3);
   await page.getByLabel("Select all shown approvals").check();
   await page.getByRole("button", { name: "Approve 3" }).click();
-  await expect(page.getByTestId("inbox-status")).toHaveText("Approved 3 of 3.");
+  // Nothing is decided until the operator confirms what the selection holds.
+  const confirm = page.getByRole("alertdialog", { name: "Confirm bulk decision" });
+  await expect(confirm).toContainText("Approve 3 approvals: ");
+  for (const item of more) expect((await awaitDecision(item.approvalId, 0)).status).toBe("PENDING");
+  await confirm.getByRole("button", { name: "Yes, approve 3" }).click();
+  await expect(page.getByTestId("inbox-status")).toHaveText("You approved 3 of 3.");
   for (const item of more) expect((await awaitDecision(item.approvalId)).status).toBe("APPROVED");
   await expect(page.getByText("No approvals match these filters.")).toBeVisible();
 
@@ -211,13 +216,13 @@ test("bulk approve a filtered selection, and decide with the keyboard (j, a, r)"
   await page.keyboard.press("j");
   await expect(page.locator("[aria-current=true]")).toHaveAccessibleName(/^Open key_one/);
   await page.keyboard.press("a");
-  await expect(page.getByTestId("inbox-status")).toHaveText(/^Approved key_one/);
+  await expect(page.getByTestId("inbox-status")).toHaveText(/^You approved key_one/);
   await page.keyboard.press("j");
   await expect(page.locator("[aria-current=true]")).toHaveAccessibleName(/^Open key_two/);
   await page.keyboard.press("r");
   await page.keyboard.type("Not this one");
   await page.keyboard.press("Control+Enter");
-  await expect(page.getByTestId("inbox-status")).toHaveText(/^Rejected key_two/);
+  await expect(page.getByTestId("inbox-status")).toHaveText(/^You rejected key_two/);
   expect((await awaitDecision(k1.approvalId)).status).toBe("APPROVED");
   expect(await awaitDecision(k2.approvalId)).toMatchObject({ status: "REJECTED", decision: { message: "Not this one" } });
 

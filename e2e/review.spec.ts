@@ -88,3 +88,51 @@ test("when the agent process dies, its approval says no agent is waiting, and it
   await expect(page.getByTestId("decision-banner")).toContainText(`Reason: no agent was waiting for approval ${requested.approvalId}`);
   await finalScreenshot(page, testInfo, "canceled");
 });
+
+test("a half-written rejection survives a reload, and when someone else decides first the operator is told it was not sent", async ({ page }, testInfo) => {
+  const tool = unique("drop_table");
+  const pending = await requestApproval({ tool });
+  await logIn(page, undefined, undefined, `/?approval=${pending.approvalId}`);
+  await page.getByRole("button", { name: /^Reject/ }).click();
+  const message = page.getByLabel("Message to the agent (why it is rejected)");
+  await message.fill("Not on a Friday");
+  await page.reload();
+  await expect(page.getByLabel("Message to the agent (why it is rejected)")).toHaveValue("Not on a Friday");
+
+  const admin = await adminApi();
+  try {
+    await admin.call("approval.decide", { approvalId: pending.approvalId, action: "approve" });
+  } finally {
+    await admin.dispose();
+  }
+  await expect(page.getByTestId("unsent-draft")).toContainText("Your draft was not sent");
+  await expect(page.getByTestId("unsent-draft")).toContainText("rejection message: Not on a Friday");
+  await finalScreenshot(page, testInfo, "unsent-draft");
+  await page.getByRole("button", { name: "Discard draft" }).click();
+  await expect(page.getByTestId("unsent-draft")).toHaveCount(0);
+});
+
+test("desktop alerts, once turned on, raise a system notification for a new approval", async ({ page, context }) => {
+  await context.grantPermissions(["notifications"]);
+  // Records each notification the page raises (the real constructor still runs).
+  await page.addInitScript(() => {
+    const Real = window.Notification;
+    const shown: string[] = [];
+    (window as unknown as { shownNotifications: string[] }).shownNotifications = shown;
+    class Recording extends Real {
+      constructor(title: string, options?: NotificationOptions) {
+        super(title, options);
+        shown.push(title);
+      }
+    }
+    Object.defineProperty(Recording, "permission", { get: () => Real.permission });
+    Recording.requestPermission = Real.requestPermission.bind(Real);
+    window.Notification = Recording as typeof Notification;
+  });
+  await logIn(page);
+  await page.getByRole("button", { name: /^Desktop alerts: off/ }).click();
+  await expect(page.getByRole("button", { name: "Desktop alerts: on" })).toHaveAttribute("aria-pressed", "true");
+  const tool = unique("wire_money");
+  await requestApproval({ tool });
+  await expect.poll(() => page.evaluate(() => (window as unknown as { shownNotifications: string[] }).shownNotifications)).toContain(`Approval needed: ${tool}`);
+});

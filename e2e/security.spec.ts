@@ -56,6 +56,8 @@ test("the console works under its CSP: login, inbox, deciding an approval, sessi
   const scriptsWithNonce = await page.evaluate(() => [...document.scripts].filter((script) => script.nonce).length);
   expect(scriptsWithNonce).toBeGreaterThan(0);
 
+  // Most urgent first puts the oldest of many waiting approvals on top: find this one by name.
+  await page.getByLabel("Filter by tool").fill(tool);
   await inboxRow(page, tool).click();
   await expect(detail(page).getByLabel("Proposed arguments as JSON")).toContainText('"a@example.com"');
   await detail(page).getByRole("button", { name: /^Approve a$/ }).click();

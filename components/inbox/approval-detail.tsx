@@ -4,7 +4,7 @@
 // is decided, who decided what and when, with proposed vs approved vs executed args.
 import { keepPreviousData, useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { forwardRef, useState } from "react";
+import { forwardRef, useEffect, useState } from "react";
 import { formatDuration, formatTime, useNow } from "@/lib/format";
 import type { AlreadyDecided } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
@@ -15,6 +15,7 @@ import { AgentMarkdown } from "../markdown";
 import { ACTION_LABEL, ApprovalBadge, ErrorNote, JsonView, Loading } from "../ui";
 import { ApprovalNotifications, describeAsked } from "./approval-notifications";
 import { DecisionPanel, type DecisionPanelHandle } from "./decision-panel";
+import { clearDrafts, draftsOf } from "./drafts";
 import { RequestChain } from "./request-chain";
 
 const VERB: Record<string, string> = { approve: "approved", edit: "approved with edits", reject: "rejected", respond: "answered" };
@@ -92,6 +93,36 @@ function Expiry({ approval }: { approval: ApprovalItem }) {
     <span className={left < 60_000 ? "font-semibold text-red-700" : ""}>
       in {formatDuration(left)} ({formatTime(approval.expiresAt)}); {then}
     </span>
+  );
+}
+
+const DRAFT_LABEL = { message: "rejection message", answer: "answer", edit: "edited arguments" } as const;
+
+/** Someone else decided while this operator was writing: their draft was not sent, and they are told so. */
+function UnsentDraft({ approvalId }: { approvalId: string }) {
+  const [drafts, setDrafts] = useState<ReturnType<typeof draftsOf>>({});
+  useEffect(() => setDrafts(draftsOf(approvalId)), [approvalId]);
+  const fields = Object.keys(drafts) as (keyof typeof DRAFT_LABEL)[];
+  if (fields.length === 0) return null;
+  return (
+    <div role="alert" data-testid="unsent-draft" className="rounded border border-amber-400 bg-amber-50 p-3 text-sm text-amber-950">
+      <p className="font-medium">Your draft was not sent: this approval was decided before you sent it.</p>
+      {fields.map((field) => (
+        <p key={field} className="mt-1 break-words text-xs">
+          {DRAFT_LABEL[field]}: <span className="font-mono">{drafts[field]!.slice(0, 300)}</span>
+        </p>
+      ))}
+      <button
+        type="button"
+        onClick={() => {
+          clearDrafts(approvalId);
+          setDrafts({});
+        }}
+        className="mt-2 rounded border border-amber-500 bg-white px-2 py-1 text-xs hover:bg-amber-100"
+      >
+        Discard draft
+      </button>
+    </div>
   );
 }
 
@@ -175,6 +206,7 @@ export const ApprovalDetail = forwardRef<
         </p>
       ) : null}
       <DecisionBanner approval={approval} myEmail={operator.email} />
+      {!pending ? <UnsentDraft approvalId={approval.approvalId} /> : null}
       {approval.agentWaiting === "gone" ? <NoAgentWaiting approval={approval} canCancel={canDecide(operator)} /> : null}
       {approval.executionDeviated ? (
         <p role="alert" data-testid="execution-deviation" className="rounded border-2 border-red-500 bg-red-50 p-3 text-sm font-semibold text-red-900">

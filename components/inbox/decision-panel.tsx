@@ -4,6 +4,7 @@
 // respond with a text answer. Only the actions the agent allowed are offered.
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { forwardRef, useEffect, useImperativeHandle, useRef, useState, type FormEvent, type KeyboardEvent, type RefObject } from "react";
+import { clearDrafts, draftsOf, useDraft } from "./drafts";
 import { alreadyDecided, decidedByMe, errorMessage, type AlreadyDecided } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
 import type { ApprovalItem, DecisionAction } from "@/lib/types";
@@ -55,10 +56,14 @@ export const DecisionPanel = forwardRef<
 >(function DecisionPanel({ approval, myEmail, myRole, onLateDecision, onDecided }, ref) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [mode, setMode] = useState<Mode>(null);
-  const [message, setMessage] = useState("");
-  const [answer, setAnswer] = useState("");
-  const [editText, setEditText] = useState(() => prettyJson(approval.args));
+  const [message, setMessage] = useDraft(approval.approvalId, "message", "");
+  const [answer, setAnswer] = useDraft(approval.approvalId, "answer", "");
+  const [editText, setEditText] = useDraft(approval.approvalId, "edit", prettyJson(approval.args));
+  // A draft left from before a reload reopens where it was being written.
+  const [mode, setMode] = useState<Mode>(() => {
+    const drafts = draftsOf(approval.approvalId);
+    return drafts.message !== undefined ? "reject" : drafts.edit !== undefined ? "edit" : drafts.answer !== undefined ? "respond" : null;
+  });
   const [failure, setFailure] = useState<string | null>(null);
   const [scope, setScope] = useState<RememberScope>("session");
   // Top-level arguments the remembered rule must see again with the same value.
@@ -80,6 +85,7 @@ export const DecisionPanel = forwardRef<
         } else if (result.decision && !decidedByMe(result, myEmail)) {
           onLateDecision({ decidedBy: result.decision.decidedBy, decidedAt: result.decision.decidedAt, action: result.decision.action, status: result.status });
         } else {
+          clearDrafts(approval.approvalId);
           onDecided(input.action);
         }
         setMode(null);

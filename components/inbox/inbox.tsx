@@ -26,7 +26,14 @@ interface Filters {
 
 const PENDING_LIMIT = 2000;
 const HISTORY_PAGE = 200;
-const DONE_VERB: Record<DecisionAction, string> = { approve: "Approved", reject: "Rejected", edit: "Approved with edits", respond: "Answered" };
+const DONE_VERB: Record<DecisionAction, string> = { approve: "approved", reject: "rejected", edit: "approved with edits", respond: "answered" };
+
+/** "send_email ×2, refund": which tools a bulk decision covers. */
+function toolCounts(items: readonly ApprovalItem[]): string {
+  const counts = new Map<string, number>();
+  for (const item of items) counts.set(item.tool, (counts.get(item.tool) ?? 0) + 1);
+  return [...counts].map(([tool, count]) => (count > 1 ? `${tool} ×${count}` : tool)).join(", ");
+}
 
 function isTyping(target: EventTarget | null): boolean {
   if (!(target instanceof HTMLElement)) return false;
@@ -74,6 +81,8 @@ export function Inbox() {
   const [status, setStatus] = useState("");
   const [bulkMessage, setBulkMessage] = useState("");
   const [bulkBusy, setBulkBusy] = useState(false);
+  // A bulk decision is confirmed first: how many, and which tools.
+  const [confirming, setConfirming] = useState<"approve" | "reject" | null>(null);
   const detailRef = useRef<DecisionPanelHandle>(null);
   const listRef = useRef<HTMLDivElement>(null);
   const lastIndex = useRef(0);
@@ -205,7 +214,7 @@ export function Inbox() {
   const onDecided = useCallback(
     (action: DecisionAction) => {
       const item = selectedItem;
-      setStatus(`${DONE_VERB[action]} ${item ? `${item.tool} by ${item.agent}` : "the approval"}.`);
+      setStatus(`You ${DONE_VERB[action]} ${item ? `${item.tool} for ${item.agent}` : "the approval"}.`);
     },
     [selectedItem],
   );
@@ -242,7 +251,8 @@ export function Inbox() {
     } finally {
       setBulkBusy(false);
     }
-    const parts = [`${action === "approve" ? "Approved" : "Rejected"} ${done} of ${targets.length}.`];
+    setConfirming(null);
+    const parts = [`You ${action === "approve" ? "approved" : "rejected"} ${done} of ${targets.length}.`];
     if (late.length) parts.push(`${late.length} already decided by ${[...new Set(late)].join(", ")}.`);
     if (skipped) parts.push(`${skipped} skipped: the agent does not allow "${action}" for ${skipped === 1 ? "it" : "them"}.`);
     if (failed.length) parts.push(`${failed.length} failed: ${failed[0]}`);
@@ -332,11 +342,11 @@ export function Inbox() {
             ) : (
               <>
                 <span className="font-medium">{checkedPending.length} selected</span>
-                <button type="button" disabled={bulkBusy} onClick={() => void bulk("approve")} className="rounded bg-emerald-700 px-2 py-1 font-medium text-white disabled:opacity-50">
+                <button type="button" disabled={bulkBusy} onClick={() => setConfirming("approve")} className="rounded bg-emerald-700 px-2 py-1 font-medium text-white disabled:opacity-50">
                   Approve {checkedPending.length}
                 </button>
                 <input aria-label="Rejection message for the selected approvals" placeholder="Rejection message (optional)" value={bulkMessage} onChange={(event) => setBulkMessage(event.target.value)} className="min-w-0 flex-1 rounded border border-slate-300 px-2 py-1" />
-                <button type="button" disabled={bulkBusy} onClick={() => void bulk("reject")} className="rounded border border-red-300 bg-white px-2 py-1 font-medium text-red-800 disabled:opacity-50">
+                <button type="button" disabled={bulkBusy} onClick={() => setConfirming("reject")} className="rounded border border-red-300 bg-white px-2 py-1 font-medium text-red-800 disabled:opacity-50">
                   Reject {checkedPending.length}
                 </button>
                 <button type="button" onClick={() => setChecked(new Set())} className="rounded px-2 py-1 text-slate-600 hover:bg-slate-100">
@@ -344,6 +354,25 @@ export function Inbox() {
                 </button>
               </>
             )}
+          </div>
+        ) : null}
+
+        {confirming && checkedPending.length > 0 ? (
+          <div role="alertdialog" aria-label="Confirm bulk decision" className="flex flex-wrap items-center gap-2 border-b border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950">
+            <span className="min-w-0 flex-1">
+              {confirming === "approve" ? "Approve" : "Reject"} {checkedPending.length} approval{checkedPending.length === 1 ? "" : "s"}: {toolCounts(checkedPending)}?
+            </span>
+            <button
+              type="button"
+              disabled={bulkBusy}
+              onClick={() => void bulk(confirming)}
+              className={`rounded px-2 py-1 font-medium disabled:opacity-50 ${confirming === "approve" ? "bg-emerald-700 text-white" : "border border-red-300 bg-white text-red-800"}`}
+            >
+              {bulkBusy ? "Deciding…" : `Yes, ${confirming} ${checkedPending.length}`}
+            </button>
+            <button type="button" onClick={() => setConfirming(null)} className="rounded px-2 py-1 text-slate-700 hover:bg-amber-100">
+              Back
+            </button>
           </div>
         ) : null}
 
