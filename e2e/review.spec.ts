@@ -136,3 +136,25 @@ test("desktop alerts, once turned on, raise a system notification for a new appr
   await requestApproval({ tool });
   await expect.poll(() => page.evaluate(() => (window as unknown as { shownNotifications: string[] }).shownNotifications)).toContain(`Approval needed: ${tool}`);
 });
+
+test("on a phone: the list, then the approval, then the decision, and back to the list, with no sideways scrolling", async ({ page }, testInfo) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  const tool = unique("phone_tool");
+  const pending = await requestApproval({ tool, args: { to: "a@example.com", note: "x".repeat(200) } });
+  await logIn(page);
+  await page.getByLabel("Filter by tool").fill(tool);
+  await expect(page.getByRole("region", { name: "Approval detail" })).toBeHidden();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await finalScreenshot(page, testInfo, "phone-list");
+  await inboxRow(page, tool).click();
+  await expect(page.getByRole("region", { name: "Approvals" })).toBeHidden();
+  const detail = page.getByRole("region", { name: "Approval detail" });
+  await expect(detail.getByLabel("Proposed arguments as JSON")).toContainText('"a@example.com"');
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await finalScreenshot(page, testInfo, "phone-detail");
+  await detail.getByRole("button", { name: /^Approve a$/ }).click();
+  await expect(page.getByTestId("decision-banner")).toContainText("Approved by you");
+  expect((await agentCall<{ status: string }>("approval.await", { approvalId: pending.approvalId, timeoutMs: 0 }, "GET")).status).toBe("APPROVED");
+  await detail.getByRole("button", { name: "← All approvals" }).click();
+  await expect(page.getByRole("region", { name: "Approvals" })).toBeVisible();
+});

@@ -31,7 +31,7 @@ function PendingTimes({ approval }: { approval: ApprovalItem }) {
   const waited = now - new Date(approval.createdAt).getTime();
   const left = approval.expiresAt ? new Date(approval.expiresAt).getTime() - now : null;
   return (
-    <div className="w-36 shrink-0 text-right text-xs leading-5">
+    <div className="w-28 shrink-0 text-right text-xs leading-5 sm:w-36">
       <div>
         <span className="text-slate-500">waited </span>
         <span className="font-medium tabular-nums">{formatDuration(waited)}</span>
@@ -102,7 +102,7 @@ export const HistoryRow = memo(function HistoryRow({ approval, sessionLabel, cur
             ran other args
           </span>
         ) : null}
-        <div className="w-56 shrink-0 text-right text-xs leading-5">
+        <div className="hidden w-56 shrink-0 text-right text-xs leading-5 sm:block">
           <div className="truncate">
             {decision ? ACTION_LABEL[decision.action] : approval.status.toLowerCase()} by <span className="font-medium">{decision?.decidedBy ?? "—"}</span>
           </div>

@@ -283,7 +283,8 @@ export function Inbox() {
 
   return (
     <div className="flex h-full min-h-0">
-      <section aria-label="Approvals" className="flex w-[56%] min-w-[28rem] flex-col border-r border-slate-200">
+      {/* On a phone: the list, or the open approval with a way back; side by side from md up. */}
+      <section aria-label="Approvals" className={`${selectedId ? "hidden md:flex" : "flex"} w-full min-w-0 flex-col border-r border-slate-200 md:w-[56%] md:min-w-[24rem]`}>
         <div className="flex items-end justify-between border-b border-slate-200 bg-white px-3">
           <div role="tablist" aria-label="Inbox views" className="flex gap-1">
             {tabButton("pending", `Pending (${pendingItems ? (pending.data?.total ?? pendingItems.length) : "…"})`)}
@@ -293,7 +294,7 @@ export function Inbox() {
         </div>
 
         <div className="flex flex-wrap items-center gap-2 border-b border-slate-200 bg-white px-3 py-2 text-sm">
-          <select aria-label="Filter by session" value={filters.session} onChange={(event) => setFilters({ ...filters, session: event.target.value })} className="w-52 truncate rounded border border-slate-300 px-2 py-1">
+          <select aria-label="Filter by session" value={filters.session} onChange={(event) => setFilters({ ...filters, session: event.target.value })} className="w-full truncate rounded border border-slate-300 px-2 py-1 sm:w-52">
             <option value="">All sessions</option>
             {(sessions.data?.items ?? []).map((session) => (
               <option key={session.id} value={session.id}>
@@ -301,13 +302,13 @@ export function Inbox() {
               </option>
             ))}
           </select>
-          <input aria-label="Filter by agent" placeholder="Agent" list="agent-suggestions" value={filters.agent} onChange={(event) => setFilters({ ...filters, agent: event.target.value })} className="w-36 rounded border border-slate-300 px-2 py-1" />
+          <input aria-label="Filter by agent" placeholder="Agent" list="agent-suggestions" value={filters.agent} onChange={(event) => setFilters({ ...filters, agent: event.target.value })} className="min-w-0 flex-1 rounded border border-slate-300 px-2 py-1 sm:w-36 sm:flex-none" />
           <datalist id="agent-suggestions">
             {suggestions.agents.map((name) => (
               <option key={name} value={name} />
             ))}
           </datalist>
-          <input aria-label="Filter by tool" placeholder="Tool" list="tool-suggestions" value={filters.tool} onChange={(event) => setFilters({ ...filters, tool: event.target.value })} className="w-36 rounded border border-slate-300 px-2 py-1" />
+          <input aria-label="Filter by tool" placeholder="Tool" list="tool-suggestions" value={filters.tool} onChange={(event) => setFilters({ ...filters, tool: event.target.value })} className="min-w-0 flex-1 rounded border border-slate-300 px-2 py-1 sm:w-36 sm:flex-none" />
           <datalist id="tool-suggestions">
             {suggestions.tools.map((name) => (
               <option key={name} value={name} />
@@ -338,7 +339,7 @@ export function Inbox() {
               className="h-4 w-4"
             />
             {checkedPending.length === 0 ? (
-              <span className="text-slate-500">Select approvals (x or the checkboxes) to decide several at once.</span>
+              <span className="truncate text-slate-500">Select approvals (x or the checkboxes) to decide several at once.</span>
             ) : (
               <>
                 <span className="font-medium">{checkedPending.length} selected</span>
@@ -437,7 +438,12 @@ export function Inbox() {
         </footer>
       </section>
 
-      <section aria-label="Approval detail" className="min-w-0 flex-1 overflow-auto bg-white p-5">
+      <section aria-label="Approval detail" className={`${selectedId ? "block" : "hidden md:block"} min-w-0 flex-1 overflow-auto bg-white p-4 md:p-5`}>
+        {selectedId ? (
+          <button type="button" onClick={() => setSelectedId(null)} className="mb-3 text-sm text-slate-600 underline decoration-slate-300 md:hidden">
+            ← All approvals
+          </button>
+        ) : null}
         {selectedId ? (
           <ApprovalDetail key={selectedId} ref={detailRef} approvalId={selectedId} placeholder={selectedItem} sessionLabel={sessionLabel} onDecided={onDecided} />
         ) : (
