@@ -20,6 +20,12 @@ for (const [label, viewport] of [
     expect(positions.every((position) => position >= 0)).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
     await finalScreenshot(page, testInfo, `order-${label}`);
+    // Nested values collapse (and expand again) from their toggle.
+    const tree = page.getByLabel("Proposed arguments as JSON");
+    await tree.getByRole("button", { name: "collapse JSON" }).nth(1).click();
+    await expect(tree).not.toContainText('"zeta"');
+    await tree.getByRole("button", { name: "expand JSON" }).click();
+    await expect(tree).toContainText('"zeta"');
   });
 }
 

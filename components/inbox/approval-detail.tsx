@@ -12,7 +12,8 @@ import type { ApprovalItem, DecisionAction } from "@/lib/types";
 import { canDecide, useOperator } from "../app-shell";
 import { ArgsComparison } from "../args-comparison";
 import { AgentMarkdown } from "../markdown";
-import { ACTION_LABEL, ApprovalBadge, ErrorNote, JsonView, Loading } from "../ui";
+import { JsonTree } from "../json-tree";
+import { ACTION_LABEL, ApprovalBadge, ErrorNote, Loading } from "../ui";
 import { ApprovalNotifications, describeAsked } from "./approval-notifications";
 import { DecisionPanel, type DecisionPanelHandle } from "./decision-panel";
 import { clearDrafts, draftsOf } from "./drafts";
@@ -182,7 +183,7 @@ export const ApprovalDetail = forwardRef<
       {showComparison ? (
         <ArgsComparison proposed={approval.args} approved={approval.approvedArgs} executed={approval.executedArgs} executedAt={approval.executedAt} />
       ) : (
-        <JsonView value={approval.args} label="Proposed arguments as JSON" className="whitespace-pre-wrap break-words" />
+        <JsonTree value={approval.args} label="Proposed arguments as JSON" />
       )}
     </section>
   );
