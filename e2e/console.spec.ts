@@ -43,7 +43,7 @@ test("the audit log lists decisions with who made them, filterable, and shows th
   await logIn(page);
   await inboxRow(page, tool).click();
   await page.getByRole("region", { name: "Approval detail" }).getByRole("button", { name: /^Approve a$/ }).click();
-  await expect(page.getByTestId("decision-banner")).toBeVisible();
+  await expect(page.getByTestId("inbox-status")).toHaveText(`You approved ${tool} for billing-agent.`);
 
   await page.getByRole("link", { name: "Audit log" }).click();
   await expect(page.getByRole("status", { name: "Hash chain" })).toContainText(/Hash chain intact: all \d+ entries verified/);

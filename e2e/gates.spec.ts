@@ -18,7 +18,7 @@ test("approve and remember for this session: the next same call in the session i
     await detail(page).getByRole("button", { name: "Approve and remember…" }).click();
     await detail(page).getByLabel("in this session").check();
     await detail(page).getByRole("button", { name: "Approve and remember", exact: true }).click();
-    await expect(page.getByTestId("decision-banner")).toContainText(`Approved by you (${ADMIN_EMAIL})`);
+    await expect(page.getByTestId("inbox-status")).toHaveText(`You approved ${tool} for billing-agent.`);
 
     // The same tool for the same agent in the same session: decided by the remembered rule.
     const again = await agentCall<{ requestId: string }>("request.begin", { sessionId: first.sessionId, agent: "billing-agent" });
@@ -67,6 +67,7 @@ test("two approvers: the first approval shows 1 of 2, the second one decides, an
     await logIn(pageB, second.email, second.password);
     await inboxRow(pageB, tool).click();
     await detail(pageB).getByRole("button", { name: /^Approve a$/ }).click();
+    await pageB.goto(`/approvals/${asked.approvalId}`);
     await expect(pageB.getByTestId("decision-banner")).toContainText(`Approved by ${ADMIN_EMAIL}, ${second.email}`);
     const result = await awaitDecision(asked.approvalId, 0);
     expect(result).toMatchObject({ status: "APPROVED", decision: { action: "approve", decidedBy: `${ADMIN_EMAIL}, ${second.email}` } });

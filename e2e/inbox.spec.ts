@@ -37,7 +37,8 @@ test("an agent's request reaches the inbox within a second; approving resumes th
 
     const decided = await agent.next("decided", 5_000);
     expect(decided.status).toBe("APPROVED");
-    await expect(page.getByTestId("decision-banner")).toContainText(`Approved by you (${ADMIN_EMAIL})`);
+    // The inbox moves on to the next approval; the status line says what was decided.
+    await expect(page.getByTestId("inbox-status")).toHaveText(`You approved ${tool} for A2.`);
     await expect(a2).toHaveAttribute("aria-label", "Agent A2, RUNNING");
     await expect(o1).toHaveAttribute("aria-label", "Orchestrator O1, RUNNING");
 
@@ -92,7 +93,7 @@ test("two operators see one approval; one approves, the other sees it live, and 
     await page.keyboard.press("r");
     await page.getByLabel("Message to the agent (why it is rejected)").fill("Refunds are frozen today");
     await detail(page).getByRole("button", { name: "Reject", exact: true }).click();
-    await expect(page.getByTestId("decision-banner")).toContainText("Rejected by you");
+    await expect(page.getByTestId("inbox-status")).toHaveText(`You rejected ${tools[1]} for billing-agent.`);
     expect((await awaitDecision(second.approvalId, 0)).status).toBe("REJECTED");
     await expect(approveButton(pageB)).toBeVisible();
     await approveButton(pageB).click();
@@ -128,7 +129,7 @@ test("reject with a message and respond with an answer reach the agent; the hist
   await expect(send).toBeDisabled();
   await page.getByLabel("Answer returned to the agent (the tool does not run)").fill("Use the cached org chart instead");
   await send.click();
-  await expect(page.getByTestId("decision-banner")).toContainText("Answered instead by you");
+  await expect(page.getByTestId("inbox-status")).toHaveText(`You answered ${respondTool} for billing-agent.`);
   const response = await awaitDecision(answered.approvalId);
   expect(response).toMatchObject({ status: "REJECTED", decision: { action: "respond", message: "Use the cached org chart instead" } });
 

@@ -215,8 +215,16 @@ export function Inbox() {
     (action: DecisionAction) => {
       const item = selectedItem;
       setStatus(`You ${DONE_VERB[action]} ${item ? `${item.tool} for ${item.agent}` : "the approval"}.`);
+      // Auto-advance: the next pending approval opens (the one below, else the one above);
+      // with none left, the decided one stays open with its outcome.
+      if (tab !== "pending" || selectedIndex < 0) return;
+      const next = items[selectedIndex + 1] ?? items[selectedIndex - 1];
+      if (next) {
+        setSelectedId(next.approvalId);
+        virtual.scrollToIndex(items.indexOf(next));
+      }
     },
-    [selectedItem],
+    [selectedItem, selectedIndex, items, tab, virtual],
   );
 
   async function bulk(action: "approve" | "reject") {
