@@ -149,6 +149,7 @@ test("on a phone: the list, then the approval, then the decision, and back to th
   const pending = await requestApproval({ tool, args: { to: "a@example.com", note: "x".repeat(200) } });
   await logIn(page);
   await page.getByLabel("Filter by tool").fill(tool);
+  await expect(page.getByRole("list", { name: "Pending approvals" }).getByRole("listitem")).toHaveCount(1);
   await expect(page.getByRole("region", { name: "Approval detail" })).toBeHidden();
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   await finalScreenshot(page, testInfo, "phone-list");

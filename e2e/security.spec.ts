@@ -58,6 +58,8 @@ test("the console works under its CSP: login, inbox, deciding an approval, sessi
 
   // Most urgent first puts the oldest of many waiting approvals on top: find this one by name.
   await page.getByLabel("Filter by tool").fill(tool);
+  // The filter applies after a short pause; decide only once it has (or the inbox would move on to the next approval).
+  await expect(page.getByRole("list", { name: "Pending approvals" }).getByRole("listitem")).toHaveCount(1);
   await inboxRow(page, tool).click();
   await expect(detail(page).getByLabel("Proposed arguments as JSON")).toContainText('"a@example.com"');
   await detail(page).getByRole("button", { name: /^Approve a$/ }).click();

@@ -7,7 +7,8 @@ import { useMemo, useState } from "react";
 import { formatTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
 import type { TimelineEvent } from "@/lib/types";
-import { compactJson, Empty, ErrorNote, JsonView, Loading } from "../ui";
+import { compactJson, Empty, ErrorNote, Loading } from "../ui";
+import { JsonTree } from "../json-tree";
 
 type Filter = "ALL" | "INTERACTION" | "EXECUTION";
 
@@ -34,9 +35,12 @@ function EventRow({ event }: { event: TimelineEvent }) {
       <div className="min-w-0">
         {event.name ? <span className="mr-2 font-mono font-semibold">{event.name}</span> : null}
         {hasData ? (
-          <details className="inline">
-            <summary className="inline cursor-pointer font-mono text-slate-600 break-all">{compactJson(event.data, 140)}</summary>
-            <JsonView value={event.data} label={`Data of ${event.type} event`} className="mt-1 max-h-64" />
+          <details>
+            {/* One line that ends in an ellipsis, never a value broken mid-token; the whole is a tree below. */}
+            <summary className="cursor-pointer truncate font-mono text-slate-600">{compactJson(event.data, 140)}</summary>
+            <div className="mt-1">
+              <JsonTree value={event.data} label={`Data of ${event.type} event`} />
+            </div>
           </details>
         ) : null}
       </div>
