@@ -87,6 +87,10 @@ test("when the agent process dies, its approval says no agent is waiting, and it
     agent.stop();
   }
   await expect(page.getByTestId("agent-gone")).toContainText("No agent has been waiting since", { timeout: 15_000 });
+  // The inbox row says so too, once the list is read again.
+  await page.goto(`/?tool=${tool}`);
+  await expect(page.getByTestId("agent-gone-tag")).toHaveText("no agent waiting");
+  await page.goto(`/approvals/${requested.approvalId}`);
   await finalScreenshot(page, testInfo, "agent-gone");
   await page.getByTestId("agent-gone").getByRole("button", { name: /^Cancel A2's task/ }).click();
   // Who canceled, when, and why.

@@ -5,6 +5,7 @@
 import { io } from "socket.io-client";
 import { describe, expect, it } from "vitest";
 import { agentSdk, type OperatorClient } from "./clients.ts";
+import { AGENT_KEY } from "./harness.ts";
 import { useTestServer, type TestServer } from "./server.ts";
 
 let test: TestServer;
@@ -110,6 +111,33 @@ describe("is anyone waiting", () => {
     }
     await operator.approval.decide.mutate({ approvalId: asked.approvalId, action: "approve" });
     expect(await operator.approval.get.query({ approvalId: asked.approvalId })).toMatchObject({ agentWaiting: null });
+    sdk.close();
+  });
+
+  it("liveness: an agent holding the server-sent decision stream open counts as waiting", async () => {
+    const sdk = agentSdk(test.url);
+    const { sessionId } = await sdk.openSession({});
+    const begun = await sdk.begin({ sessionId, agent: "mailer" });
+    const asked = await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool: "send_email", args: {} });
+    const realNow = test.server.deps.now;
+    const stream = new AbortController();
+    try {
+      const later = new Date(realNow().getTime() + test.server.deps.agentLivenessMs + 1_000);
+      test.server.deps.now = () => later;
+      expect(await operator.approval.get.query({ approvalId: asked.approvalId })).toMatchObject({ agentWaiting: "gone" });
+      const input = encodeURIComponent(JSON.stringify({ requestId: begun.requestId }));
+      const response = await fetch(`${test.url}/api/trpc/approval.onDecision?input=${input}`, { headers: { authorization: `Bearer ${AGENT_KEY}` }, signal: stream.signal });
+      expect(response.status).toBe(200);
+      let item = await operator.approval.get.query({ approvalId: asked.approvalId });
+      for (let tries = 0; item.agentWaiting !== "waiting" && tries < 100; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        item = await operator.approval.get.query({ approvalId: asked.approvalId });
+      }
+      expect(item).toMatchObject({ agentWaiting: "waiting", agentSeenAt: later.toISOString() });
+    } finally {
+      stream.abort();
+      test.server.deps.now = realNow;
+    }
     sdk.close();
   });
 });

@@ -68,6 +68,11 @@ function ToolAndAgent({ approval, sessionLabel }: { approval: RowProps["approval
     <div className="min-w-0 flex-1">
       <div className="flex min-w-0 items-center gap-2">
         <span className="truncate font-mono text-sm font-semibold">{approval.tool}</span>
+        {approval.agentWaiting === "gone" ? (
+          <span data-testid="agent-gone-tag" title="No agent has asked about this approval lately: a decision would be recorded, but nothing may run" className="shrink-0 rounded bg-amber-100 px-1.5 text-[11px] font-medium text-amber-900">
+            no agent waiting
+          </span>
+        ) : null}
         {approval.askedOfYou && approval.status === "PENDING" ? (
           <span data-testid="asked-of-you" className="shrink-0 rounded bg-sky-100 px-1.5 text-[11px] font-medium text-sky-900">
             asked of you

@@ -32,7 +32,25 @@ export async function openAgentDecisionStream(
   } else {
     throw new DomainError("BAD_INPUT", "give exactly one of requestId or taskId: a stream covers one request or one task");
   }
-  return decisionStream(deps, agent.workspaceId, filter, signal);
+  const scope = filter.requestId ? { requestId: filter.requestId } : { taskId: filter.taskId! };
+  return markingAgentWaiting(deps, agent.workspaceId, scope, decisionStream(deps, agent.workspaceId, filter, signal));
+}
+
+/**
+ * While an agent holds the stream open, it is waiting for the decisions of
+ * the stream's pending approvals: refreshed on open and every third of the
+ * liveness window, so the console does not call it gone.
+ */
+async function* markingAgentWaiting<T>(deps: ServiceDeps, workspaceId: string, scope: { requestId: string } | { taskId: string }, inner: AsyncGenerator<T>): AsyncGenerator<T> {
+  const mark = () =>
+    deps.prisma.approval.updateMany({ where: { workspaceId, ...scope, status: "PENDING" }, data: { agentSeenAt: deps.now() } }).catch(() => undefined);
+  await mark();
+  const timer = setInterval(() => void mark(), Math.min(10_000, deps.agentLivenessMs / 3));
+  try {
+    yield* inner;
+  } finally {
+    clearInterval(timer);
+  }
 }
 
 export async function* decisionStream(
