@@ -2,7 +2,7 @@
 // Operator login. After logging in, returns to the page that sent the operator here.
 import { useMutation } from "@tanstack/react-query";
 import { useRouter, useSearchParams } from "next/navigation";
-import { Suspense, useState, type FormEvent } from "react";
+import { Suspense, useEffect, useState, type FormEvent } from "react";
 import { safeRedirectPath } from "@/lib/redirect";
 import { useTRPC } from "@/lib/trpc";
 
@@ -12,6 +12,10 @@ function LoginForm() {
   const params = useSearchParams();
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
+  // Until the page is interactive, a click would submit the bare HTML form (a
+  // GET that drops what was typed): the button waits for the script.
+  const [interactive, setInteractive] = useState(false);
+  useEffect(() => setInteractive(true), []);
   const login = useMutation(
     trpc.auth.login.mutationOptions({
       onSuccess: () => router.replace(safeRedirectPath(params.get("next"), window.location.origin)),
@@ -56,7 +60,7 @@ function LoginForm() {
       ) : null}
       <button
         type="submit"
-        disabled={login.isPending}
+        disabled={!interactive || login.isPending}
         className="w-full rounded bg-slate-900 px-3 py-2 text-sm font-medium text-white disabled:opacity-60"
       >
         {login.isPending ? "Logging in…" : "Log in"}
