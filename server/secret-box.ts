@@ -6,7 +6,8 @@ import { deriveKey } from "./secret.ts";
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
-const SEALED_PREFIX = "v1.";
+/** What every sealed value starts with: its format. */
+export const SEALED_PREFIX = "v1.";
 
 export class SecretBox {
   readonly #key: Buffer;

@@ -1,13 +1,12 @@
 // Signs decision receipts (compact JWS, EdDSA over Ed25519) and publishes their
 // public keys. Keys live in SigningKey, the private half encrypted under the server secret.
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, SignJWT, type JWK } from "jose";
 import { argsSha256, RECEIPT_ALGORITHM, RECEIPT_TYPE, type ReceiptClaims } from "../../sdk/receipts.ts";
 import type { PrismaClient } from "../db/client.ts";
 import type { Approval, Prisma, SigningKey } from "../db/generated/client.ts";
 import { log } from "../log.ts";
-import { deriveKey } from "../secret.ts";
+import { SEALED_PREFIX, SecretBox } from "../secret-box.ts";
 
 /** What a receipt states: who allowed which tool to run with which arguments. */
 export interface ReceiptSubject {
@@ -58,9 +57,6 @@ const RETIRED_KEY_GRACE_MS = 60_000;
 /** Serialises creating the first key and rotating, across nodes. */
 const SIGNING_KEY_LOCK = "tollgate:signing-key";
 const ENCRYPTION_PURPOSE = "receipt signing keys v1";
-const SEALED_PREFIX = "v1.";
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
 
 interface CurrentKey {
   kid: string;
@@ -76,7 +72,7 @@ interface CurrentKey {
 export class ReceiptSigner {
   readonly ttlSeconds: number;
   readonly #prisma: PrismaClient;
-  readonly #encryptionKey: Buffer;
+  readonly #box: SecretBox;
   readonly #issuer: () => string;
   readonly #now: () => Date;
   readonly #refreshIntervalMs: number;
@@ -92,7 +88,7 @@ export class ReceiptSigner {
 
   constructor(options: ReceiptSignerOptions) {
     this.#prisma = options.prisma;
-    this.#encryptionKey = deriveKey(options.secret, ENCRYPTION_PURPOSE);
+    this.#box = new SecretBox(options.secret, ENCRYPTION_PURPOSE);
     const issuer = options.issuer;
     this.#issuer = typeof issuer === "string" ? () => issuer : issuer;
     this.ttlSeconds = options.ttlSeconds ?? DEFAULT_TTL_SECONDS;
@@ -285,27 +281,17 @@ export class ReceiptSigner {
     };
   }
 
-  /** AES-256-GCM; the kid is authenticated with it, so a private key cannot be moved to another row. */
+  /** AES-256-GCM (SecretBox); the kid is authenticated with it, so a private key cannot be moved to another row. */
   #seal(plaintext: string, kid: string): string {
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv("aes-256-gcm", this.#encryptionKey, iv);
-    cipher.setAAD(Buffer.from(kid, "utf8"));
-    const ciphertext = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
-    return SEALED_PREFIX + Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString("base64url");
+    return this.#box.seal(plaintext, kid);
   }
 
   async #decrypt(row: SigningKey): Promise<CryptoKey> {
     if (!row.privateKeyEncrypted.startsWith(SEALED_PREFIX)) {
       throw new ReceiptKeyError(`receipt signing key ${row.kid} is stored in a format this server does not know; is this server older than the one that created it?`);
     }
-    const sealed = Buffer.from(row.privateKeyEncrypted.slice(SEALED_PREFIX.length), "base64url");
-    let plaintext: string;
-    try {
-      const decipher = createDecipheriv("aes-256-gcm", this.#encryptionKey, sealed.subarray(0, IV_BYTES));
-      decipher.setAAD(Buffer.from(row.kid, "utf8"));
-      decipher.setAuthTag(sealed.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-      plaintext = Buffer.concat([decipher.update(sealed.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString("utf8");
-    } catch {
+    const plaintext = this.#box.open(row.privateKeyEncrypted, row.kid);
+    if (plaintext === undefined) {
       throw new ReceiptKeyError(
         `receipt signing key ${row.kid} was encrypted under another TOLLGATE_SECRET than this server's, so it cannot sign: ` +
           "set TOLLGATE_SECRET to the secret of the node that created it (every node needs the same one); " +
