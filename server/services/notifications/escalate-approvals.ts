@@ -18,11 +18,14 @@ export async function escalateDueApprovals(deps: ServiceDeps, limit = 100): Prom
     take: limit,
   });
   let taken = 0;
+  const announcedIn = new Set<string>();
   for (const approval of due) {
-    if (approval.escalateAt && approval.escalateAt <= now && (await escalate(deps, approval, now))) taken += 1;
-    if (approval.remindAt && approval.remindAt <= now && (await remind(deps, approval, now))) taken += 1;
+    const escalated = approval.escalateAt !== null && approval.escalateAt <= now && (await escalate(deps, approval, now));
+    const reminded = approval.remindAt !== null && approval.remindAt <= now && (await remind(deps, approval, now));
+    taken += Number(escalated) + Number(reminded);
+    if (escalated || reminded) announcedIn.add(approval.workspaceId);
   }
-  if (taken > 0) deps.bus.publish("notification:queued", { workspaceId: "*" });
+  for (const workspaceId of announcedIn) deps.bus.publish("notification:queued", { workspaceId });
   return taken;
 }
 
