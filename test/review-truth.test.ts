@@ -141,3 +141,44 @@ describe("is anyone waiting", () => {
     sdk.close();
   });
 });
+
+describe("finding an approval", () => {
+  it("text filter: matches the arguments' text, the session title, the tool, the agent and the reason, in any case; LIKE wildcards are literal", async () => {
+    const sdk = agentSdk(test.url);
+    const { sessionId } = await sdk.openSession({ title: "Quarterly Cleanup" });
+    const ask = async (agent: string, tool: string, args: Record<string, unknown>, reason?: string) => {
+      const begun = await sdk.begin({ sessionId, agent });
+      return (await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool, args, ...(reason ? { reason } : {}) })).approvalId;
+    };
+    const purge = await ask("dba-search", "run_sql", { statement: "DELETE FROM Invoices_2019 WHERE paid" });
+    const mail = await ask("mailer-search", "send_email", { to: "cfo@example.com", body: "discount of 50% today" }, "Asked by the CFO");
+    const other = await ask("dba-search", "run_sql", { statement: "SELECT 1" });
+
+    const found = async (text: string) => (await operator.approval.list.query({ status: "PENDING", text, sessionId })).items.map((item) => item.approvalId).sort();
+    expect(await found("delete from invoices")).toEqual([purge]);
+    expect(await found("CFO@EXAMPLE")).toEqual([mail]);
+    expect(await found("50%")).toEqual([mail]);
+    expect(await found("5_%")).toEqual([]);
+    expect(await found("asked by the cfo")).toEqual([mail]);
+    expect(await found("quarterly")).toEqual([purge, mail, other].sort());
+    expect(await found("MAILER-SEARCH")).toEqual([mail]);
+    expect(await found("nothing like this")).toEqual([]);
+    // Decided approvals are searched by the history view, not the pending one.
+    await operator.approval.decide.mutate({ approvalId: purge, action: "reject", message: "no" });
+    expect(await found("delete from invoices")).toEqual([]);
+    const history = await operator.approval.list.query({ status: "DECIDED", text: "invoices_2019" });
+    expect(history.items.map((item) => item.approvalId)).toEqual([purge]);
+    sdk.close();
+  });
+
+  it("by id: the console refreshes just the approvals a live event named; another workspace's ids are simply absent", async () => {
+    const sdk = agentSdk(test.url);
+    const { sessionId } = await sdk.openSession({});
+    const begun = await sdk.begin({ sessionId, agent: "by-id" });
+    const { approvalId } = await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool: "noop", args: {} });
+    const listed = await operator.approval.list.query({ approvalIds: [approvalId, "apr_doesnotexist00000000"] });
+    expect(listed.items.map((item) => item.approvalId)).toEqual([approvalId]);
+    await expect(operator.approval.list.query({ approvalIds: [] })).rejects.toThrow(/name at least one approval/);
+    sdk.close();
+  });
+});

@@ -108,6 +108,8 @@ export const approvalRouter = router({
           sessionId: zId("ses").optional(),
           agent: z.string().max(LIMITS.nameChars).optional(),
           tool: z.string().max(LIMITS.nameChars).optional(),
+          text: z.string().max(200, "must be at most 200 characters").optional(),
+          approvalIds: z.array(zId("apr")).min(1, "name at least one approval").max(100, "at most 100 approvals at once").optional(),
           limit: z.number().int().min(1).max(2000).default(200),
           cursor: zId("apr").optional(),
         })

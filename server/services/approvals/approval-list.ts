@@ -1,7 +1,6 @@
 // The console's presenter: approvals as the inbox lists and opens them, with
 // their gate, decision, votes and execution. Reads only.
-import type { Prisma } from "../../db/generated/client.ts";
-import type { Approval } from "../../db/generated/client.ts";
+import { Prisma, type Approval } from "../../db/generated/client.ts";
 import { notFound } from "../../domain/errors.ts";
 import type { ApprovalStatus, DecisionAction } from "../../domain/lifecycle.ts";
 import type { ServiceDeps } from "../deps.ts";
@@ -13,6 +12,10 @@ export interface ApprovalListFilter {
   sessionId?: string;
   agent?: string;
   tool?: string;
+  /** Free text: found in the tool, the agent, the session's title, the reason or the arguments' text. */
+  text?: string;
+  /** Only these approvals (the console refreshes the ones a live event named). */
+  approvalIds?: string[];
   limit: number;
   /** Id of the last item of the previous page. */
   cursor?: string;
@@ -90,8 +93,27 @@ export function approvalItem(approval: ListedApproval, viewer?: Viewer, liveness
 export type ApprovalItem = ReturnType<typeof approvalItem>;
 
 /** Newest first: pending ones by creation, decided ones by decision time. */
+/** LIKE's wildcards taken literally: a search for "50%" means those three characters. */
+const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+
+/**
+ * Approvals of the workspace whose arguments' JSON text contains `text`, in any
+ * case. Arguments are stored as the agent sent them (json, not jsonb), so the
+ * text searched is the one the console shows.
+ */
+async function idsWithArgumentText(deps: ServiceDeps, workspaceId: string, text: string, status: ApprovalListFilter["status"]): Promise<string[]> {
+  const rows = await deps.prisma.$queryRaw<{ id: string }[]>`
+    SELECT id FROM "Approval"
+    WHERE "workspaceId" = ${workspaceId}
+      ${status === "DECIDED" ? Prisma.sql`AND status <> 'PENDING'` : status ? Prisma.sql`AND status = ${status}::"ApprovalStatus"` : Prisma.empty}
+      AND "proposedArgs"::text ILIKE ${likePattern(text)} ESCAPE '\\'`;
+  return rows.map((row) => row.id);
+}
+
 export async function listApprovals(deps: ServiceDeps, workspaceId: string, filter: ApprovalListFilter, viewer?: Viewer): Promise<{ items: ApprovalItem[]; nextCursor: string | null; total: number }> {
   const decided = filter.status === "DECIDED";
+  const text = filter.text?.trim();
+  const textMatch = (value: string) => ({ contains: value, mode: "insensitive" as const });
   const status: Prisma.ApprovalWhereInput["status"] = decided ? { not: "PENDING" } : filter.status === "DECIDED" ? undefined : filter.status;
   const where: Prisma.ApprovalWhereInput = {
     workspaceId,
@@ -100,6 +122,18 @@ export async function listApprovals(deps: ServiceDeps, workspaceId: string, filt
     // Substrings, in any case: "email" finds send_email and Email_Digest.
     ...(filter.tool ? { tool: { contains: filter.tool, mode: "insensitive" as const } } : {}),
     ...(filter.agent ? { task: { agent: { contains: filter.agent, mode: "insensitive" as const } } } : {}),
+    ...(filter.approvalIds ? { id: { in: filter.approvalIds } } : {}),
+    ...(text
+      ? {
+          OR: [
+            { tool: textMatch(text) },
+            { task: { agent: textMatch(text) } },
+            { session: { title: textMatch(text) } },
+            { reason: textMatch(text) },
+            { id: { in: await idsWithArgumentText(deps, workspaceId, text, filter.status) } },
+          ],
+        }
+      : {}),
   };
   const rows = await deps.prisma.approval.findMany({
     where,
