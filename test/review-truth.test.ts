@@ -146,7 +146,7 @@ describe("finding an approval", () => {
   it("text filter: matches the arguments' text, the session title, the tool, the agent and the reason, in any case; LIKE wildcards are literal", async () => {
     const sdk = agentSdk(test.url);
     const { sessionId } = await sdk.openSession({ title: "Quarterly Cleanup" });
-    const ask = async (agent: string, tool: string, args: Record<string, unknown>, reason?: string) => {
+    const ask = async (agent: string, tool: string, args: Record<string, string>, reason?: string) => {
       const begun = await sdk.begin({ sessionId, agent });
       return (await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool, args, ...(reason ? { reason } : {}) })).approvalId;
     };
