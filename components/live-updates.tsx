@@ -1,12 +1,16 @@
 "use client";
-// Live updates over socket.io: each event invalidates the queries it concerns
-// (coalesced, so a burst of a thousand events costs a few refetches, not a
-// thousand), and a reconnect refetches everything so nothing pushed while the
+// Live updates over socket.io. An event about approvals reads just those
+// approvals again and patches them into every cached list (a burst reads the
+// lists whole instead); other events invalidate the queries they concern. Both
+// are coalesced, so a burst of a thousand events costs a few requests, not a
+// thousand, and a reconnect refetches everything so nothing pushed while the
 // connection was down is missed.
-import { useQueryClient, type QueryKey } from "@tanstack/react-query";
+import { useQueryClient, type InfiniteData, type QueryClient, type QueryKey } from "@tanstack/react-query";
 import { createContext, useContext, useEffect, useState, type ReactNode } from "react";
 import { io } from "socket.io-client";
-import { useTRPC } from "@/lib/trpc";
+import { useTRPC, useTRPCClient } from "@/lib/trpc";
+import type { ApprovalItem } from "@/lib/types";
+import { patchPages, type ListFilter, type ListPage } from "./inbox/list-patch";
 import { alertNewApproval, type RequestedEvent } from "./desktop-alerts";
 
 export type ConnectionState = "connecting" | "live" | "lost";
@@ -17,11 +21,16 @@ export const useConnectionState = () => useContext(LiveContext);
 
 type Area = "approval" | "session" | "task" | "request" | "audit" | "state";
 
+/** Events naming an approval: that approval is read again by id. */
+const APPROVAL_EVENTS = ["approval:requested", "approval:decided", "approval:voted", "approval:executed"];
+
+/** More approvals than this in one flush: the lists are read whole, once. */
+const PATCH_LIMIT = 50;
+
 const AREAS_BY_EVENT: Record<string, Area[]> = {
-  "approval:requested": ["approval", "session", "task", "request"],
-  "approval:decided": ["approval", "session", "task", "request"],
-  "approval:voted": ["approval"],
-  "approval:executed": ["approval", "audit"],
+  "approval:requested": ["session", "task", "request"],
+  "approval:decided": ["session", "task", "request"],
+  "approval:executed": ["audit"],
   "request:updated": ["task", "request", "session"],
   "task:updated": ["task", "request", "session"],
   "session:updated": ["session"],
@@ -32,9 +41,28 @@ const AREAS_BY_EVENT: Record<string, Area[]> = {
 /** Refetches start at most this often while events keep arriving. */
 const COALESCE_MS = 120;
 
+type ListData = ListPage | InfiniteData<ListPage>;
+
+/** Applies fresh approvals to every cached list and detail; lists it cannot patch are refetched. */
+function applyApprovals(queryClient: QueryClient, listKey: QueryKey, detailKey: (approvalId: string) => QueryKey, fresh: ApprovalItem[]) {
+  for (const item of fresh) queryClient.setQueryData(detailKey(item.approvalId), item);
+  for (const [key, data] of queryClient.getQueriesData<ListData>({ queryKey: listKey })) {
+    if (!data) continue;
+    const filter = ((key[1] as { input?: ListFilter } | undefined)?.input ?? {}) as ListFilter;
+    const pages = "pages" in data ? data.pages : [data];
+    const patched = patchPages(pages, filter, fresh);
+    if (!patched) void queryClient.invalidateQueries({ queryKey: key, exact: true }, { cancelRefetch: false });
+    else {
+      const next: ListData = "pages" in data ? { pages: patched, pageParams: data.pageParams } : patched[0]!;
+      queryClient.setQueryData(key, next);
+    }
+  }
+}
+
 export function LiveUpdates({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
   const trpc = useTRPC();
+  const client = useTRPCClient();
   const [state, setState] = useState<ConnectionState>("connecting");
 
   useEffect(() => {
@@ -47,9 +75,35 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
       state: trpc.state.pathKey(),
     };
     const pending = new Set<Area>();
+    const changedApprovals = new Set<string>();
+    let readingApprovals = false;
     let timer: ReturnType<typeof setTimeout> | null = null;
+    const listKey = trpc.approval.list.pathKey();
+    const detailKey = (approvalId: string) => trpc.approval.get.queryKey({ approvalId });
+    const readApprovals = async (approvalIds: string[]) => {
+      readingApprovals = true;
+      try {
+        const { items } = await client.approval.list.query({ approvalIds, limit: approvalIds.length });
+        applyApprovals(queryClient, listKey, detailKey, items);
+      } catch {
+        void queryClient.invalidateQueries({ queryKey: trpc.approval.pathKey() }, { cancelRefetch: false });
+      } finally {
+        readingApprovals = false;
+      }
+    };
     const flush = () => {
       timer = null;
+      if (changedApprovals.size > PATCH_LIMIT) {
+        changedApprovals.clear();
+        pending.add("approval");
+      } else if (changedApprovals.size > 0 && !readingApprovals) {
+        // One read at a time, in event order: a later read never loses to an earlier one.
+        const approvalIds = [...changedApprovals];
+        changedApprovals.clear();
+        void readApprovals(approvalIds).then(() => {
+          if (changedApprovals.size > 0) timer ??= setTimeout(flush, COALESCE_MS);
+        });
+      }
       for (const area of [...pending]) {
         // A fetch already in flight may have read before this event's commit: wait
         // for it to finish, then refetch. (Cancelling it instead would starve a slow
@@ -96,6 +150,12 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
       const cancel = alertNewApproval(event, stillPending);
       if (cancel) alertTimers.push(cancel);
     });
+    for (const name of APPROVAL_EVENTS) {
+      socket.on(name, ({ approvalId }: { approvalId: string }) => {
+        changedApprovals.add(approvalId);
+        timer ??= setTimeout(flush, COALESCE_MS);
+      });
+    }
     for (const [name, areas] of Object.entries(AREAS_BY_EVENT)) {
       socket.on(name, () => {
         for (const area of areas) pending.add(area);
@@ -108,7 +168,7 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
       for (const cancel of alertTimers) cancel();
       socket.disconnect();
     };
-  }, [queryClient, trpc]);
+  }, [queryClient, trpc, client]);
 
   return <LiveContext.Provider value={state}>{children}</LiveContext.Provider>;
 }
