@@ -74,7 +74,21 @@ test("a state diff between two versions shows the changed keys with their owners
   // By default the last two versions: v2 (after remember) -> v3.
   await expect(page.getByTestId("diff-summary")).toHaveText("v2 → v3: 1 added, 1 removed, 1 changed");
   const keys = page.getByRole("table", { name: "Changed keys" });
-  await expect(keys.getByRole("row", { name: /^city/ }).getByRole("cell")).toHaveText(["~ changed", "SHARED(last-write-wins)", '"Paris"', '"Lyon"', /^1 op\(s\)/]);
+  await expect(keys.getByRole("row", { name: /^city/ }).getByRole("cell")).toHaveText(["~ changed", "SHARED(last-write-wins)"]);
+  // The JSON diff of those keys: unchanged lines folded away, the changed word marked.
+  const diff = page.getByTestId("state-diff");
+  await expect(diff).toContainText('"city": "Paris"');
+  await expect(diff).toContainText('"city": "Lyon"');
+  await expect(diff).not.toContainText('"nights"');
+  await expect(diff.locator("del, ins, [class*=word-removed], [class*=word-added]").filter({ hasText: "Lyon" })).not.toHaveCount(0);
+  // Readable at 1280×800: nothing cut off at the right, no value wrapped letter by letter.
+  const overflow = await diff.evaluate((element) => element.scrollWidth - element.clientWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+  const hotelLine = diff.getByText('"hotel": "Le Royal"');
+  expect((await hotelLine.boundingBox())!.height).toBeLessThan(24);
+  await page.getByRole("button", { name: "Side by side" }).click();
+  await expect(diff).toContainText('"city": "Paris"');
+  expect(await diff.evaluate((element) => element.scrollWidth - element.clientWidth)).toBeLessThanOrEqual(0);
   await expect(keys.getByRole("row", { name: /^hotel/ })).toContainText("+ added");
   await expect(keys.getByRole("row", { name: /^budget/ })).toContainText("− removed");
   await expect(keys.getByRole("row", { name: /^nights/ })).toHaveCount(0);

@@ -1,11 +1,12 @@
 "use client";
 // A task's saved state versions and the diff between any two of them: every
-// added, removed and changed key with its owner, filterable, readable for
-// states of hundreds of keys.
+// added, removed and changed key with its owner, filterable, then a JSON diff
+// of those keys, readable for states of hundreds of keys.
 import { useEffect, useMemo, useState } from "react";
 import { formatBytes, formatTime } from "@/lib/format";
-import { isMissingProcedure, useStateDiff, useStateHistory, useStateVersion, type JsonPatchOperation, type StateKeyChange } from "@/lib/state-api";
-import { compactJson, Empty, ErrorNote, Loading } from "../ui";
+import { isMissingProcedure, useStateDiff, useStateHistory, useStateVersion, type StateKeyChange } from "@/lib/state-api";
+import { Empty, ErrorNote, Loading } from "../ui";
+import { StateDiff } from "./state-diff";
 
 const CHANGE_STYLE: Record<StateKeyChange["change"], string> = {
   added: "bg-emerald-50 text-emerald-900",
@@ -14,35 +15,12 @@ const CHANGE_STYLE: Record<StateKeyChange["change"], string> = {
 };
 const CHANGE_MARK: Record<StateKeyChange["change"], string> = { added: "+ added", removed: "− removed", changed: "~ changed" };
 
-function unescapePointer(segment: string) {
-  return segment.replace(/~1/g, "/").replace(/~0/g, "~");
-}
-
-/** The top-level key a JSON Pointer touches. */
-function topKey(path: string): string {
-  return unescapePointer(path.split("/")[1] ?? "");
-}
-
 function MissingState() {
   return (
     <p role="alert" className="rounded border border-slate-300 bg-slate-100 p-3 text-sm text-slate-700">
       This server does not provide state history yet (state.history and state.diff are missing). Update Tollgate to a version with thread-state
       history to see versions and diffs here.
     </p>
-  );
-}
-
-function Operations({ ops }: { ops: JsonPatchOperation[] }) {
-  return (
-    <ul className="space-y-0.5">
-      {ops.map((op, index) => (
-        <li key={index} className="font-mono text-[11px] break-all">
-          <span className="font-semibold">{op.op}</span> {op.path}
-          {op.from ? ` from ${op.from}` : ""}
-          {"value" in op && op.op !== "remove" ? <span className="text-slate-600"> = {compactJson(op.value, 300)}</span> : null}
-        </li>
-      ))}
-    </ul>
   );
 }
 
@@ -68,19 +46,17 @@ export function StatePanel({ taskId }: { taskId: string }) {
   const beforeState = (fromVersion === 0 ? {} : before.data?.state) ?? undefined;
   const afterState = after.data?.state ?? undefined;
 
-  const opsByKey = useMemo(() => {
-    const map = new Map<string, JsonPatchOperation[]>();
-    for (const op of diff.data?.operations ?? []) {
-      const key = topKey(op.path);
-      map.set(key, [...(map.get(key) ?? []), op]);
-    }
-    return map;
-  }, [diff.data]);
-
   const keys = useMemo(() => {
     const needle = keyFilter.trim().toLowerCase();
     return (diff.data?.keys ?? []).filter((key) => (changeFilter === "all" || key.change === changeFilter) && (!needle || key.key.toLowerCase().includes(needle)));
   }, [diff.data, keyFilter, changeFilter]);
+
+  // The diff follows the table: the changed keys that pass the filters, in the newer state's order.
+  const shownKeys = useMemo(() => {
+    const shown = new Set(keys.map((key) => key.key));
+    const order = [...Object.keys(afterState ?? {}), ...Object.keys(beforeState ?? {})];
+    return [...new Set(order)].filter((key) => shown.has(key));
+  }, [keys, beforeState, afterState]);
 
   const counts = useMemo(() => {
     const result = { added: 0, removed: 0, changed: 0 };
@@ -91,13 +67,6 @@ export function StatePanel({ taskId }: { taskId: string }) {
   if (history.isPending) return <Loading>Loading state versions…</Loading>;
   if (history.error) return isMissingProcedure(history.error) ? <MissingState /> : <ErrorNote title="Could not load state versions" error={history.error} />;
   if (versions.length === 0) return <Empty>This task has saved no state yet.</Empty>;
-
-  const valueCell = (state: Record<string, unknown> | undefined, key: string, loading: boolean) => {
-    if (!state) return <span className="text-slate-400">{loading ? "…" : ""}</span>;
-    if (!Object.hasOwn(state, key)) return <span className="text-slate-400">(absent)</span>;
-    const text = JSON.stringify(state[key]);
-    return <span title={text.length > 200 ? text : undefined}>{compactJson(state[key], 200)}</span>;
-  };
 
   const versionSelect = (label: string, value: number | null, onChange: (value: number) => void, withEmpty = false) => (
     <label className="flex items-center gap-1">
@@ -166,43 +135,39 @@ export function StatePanel({ taskId }: { taskId: string }) {
               {diff.data.keys.length === 0 ? (
                 <Empty>No differences between these versions.</Empty>
               ) : (
-                <div className="max-h-[32rem] overflow-auto rounded border border-slate-200">
-                  <table className="w-full text-left text-xs" aria-label="Changed keys">
-                    <thead className="sticky top-0 bg-slate-100 text-slate-600">
-                      <tr>
-                        <th className="px-2 py-1">Key</th>
-                        <th className="px-2">Change</th>
-                        <th className="px-2">Owner</th>
-                        <th className="px-2">Before (v{diff.data.fromVersion})</th>
-                        <th className="px-2">After (v{diff.data.toVersion})</th>
-                        <th className="px-2">Patch</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {keys.map((key) => (
-                        <tr key={key.key} data-change={key.change} className={`border-t border-slate-100 align-top ${CHANGE_STYLE[key.change]}`}>
-                          <th scope="row" className="px-2 py-1 font-mono font-semibold break-all">
-                            {key.key}
-                          </th>
-                          <td className="px-2 py-1 whitespace-nowrap">{CHANGE_MARK[key.change]}</td>
-                          <td className="px-2 py-1 whitespace-nowrap">
-                            {key.owner ?? "unowned"}
-                            {key.protocol ? <span className="ml-1 text-slate-500">({key.protocol})</span> : null}
-                          </td>
-                          <td className="max-w-[16rem] px-2 py-1 font-mono break-all">{valueCell(beforeState, key.key, before.isPending)}</td>
-                          <td className="max-w-[16rem] px-2 py-1 font-mono break-all">{valueCell(afterState, key.key, after.isPending)}</td>
-                          <td className="px-2 py-1">
-                            <details>
-                              <summary className="cursor-pointer whitespace-nowrap text-slate-600">{(opsByKey.get(key.key) ?? []).length} op(s)</summary>
-                              <Operations ops={opsByKey.get(key.key) ?? []} />
-                            </details>
-                          </td>
+                <>
+                  <div className="max-h-64 overflow-auto rounded border border-slate-200">
+                    <table className="w-full text-left text-xs" aria-label="Changed keys">
+                      <thead className="sticky top-0 bg-slate-100 text-slate-600">
+                        <tr>
+                          <th className="px-2 py-1">Key</th>
+                          <th className="px-2">Change</th>
+                          <th className="px-2">Owner</th>
                         </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                  {keys.length === 0 ? <p className="p-3 text-xs text-slate-500">No keys match the filter.</p> : null}
-                </div>
+                      </thead>
+                      <tbody>
+                        {keys.map((key) => (
+                          <tr key={key.key} data-change={key.change} className={`border-t border-slate-100 align-top ${CHANGE_STYLE[key.change]}`}>
+                            <th scope="row" className="px-2 py-1 font-mono font-semibold [overflow-wrap:anywhere]">
+                              {key.key}
+                            </th>
+                            <td className="px-2 py-1 whitespace-nowrap">{CHANGE_MARK[key.change]}</td>
+                            <td className="px-2 py-1">
+                              {key.owner ?? "unowned"}
+                              {key.protocol ? <span className="ml-1 text-slate-500">({key.protocol})</span> : null}
+                            </td>
+                          </tr>
+                        ))}
+                      </tbody>
+                    </table>
+                    {keys.length === 0 ? <p className="p-3 text-xs text-slate-500">No keys match the filter.</p> : null}
+                  </div>
+                  {beforeState && afterState ? (
+                    <StateDiff before={beforeState} after={afterState} keys={shownKeys} fromVersion={diff.data.fromVersion} toVersion={diff.data.toVersion} />
+                  ) : (
+                    <Loading>Loading both versions…</Loading>
+                  )}
+                </>
               )}
             </>
           )}
