@@ -191,6 +191,8 @@ test("bulk approve a filtered selection, and decide with the keyboard (j, a, r)"
   const title = unique("Bulk");
   const sessionId = (await requestApproval({ tool: unique("bulk_a"), title })).sessionId;
   const more = [await requestApproval({ tool: unique("bulk_b"), sessionId }), await requestApproval({ tool: unique("bulk_c"), sessionId })];
+  // The agent allows only a rejection of this one: a bulk approval must skip it and say so.
+  const rejectOnly = await requestApproval({ tool: unique("bulk_reject_only"), sessionId, allow: ["reject"] });
   const keyboardTitle = unique("Keys");
   const k1 = await requestApproval({ tool: unique("key_one"), title: keyboardTitle });
   const k2 = await requestApproval({ tool: unique("key_two"), sessionId: k1.sessionId });
@@ -198,17 +200,24 @@ test("bulk approve a filtered selection, and decide with the keyboard (j, a, r)"
 
   await page.getByLabel("Filter by session").selectOption({ label: title });
   const list = page.getByRole("list", { name: "Pending approvals" });
-  await expect(list.getByRole("listitem")).toHaveCount(3);
+  await expect(list.getByRole("listitem")).toHaveCount(4);
   await page.getByLabel("Select all shown approvals").check();
-  await page.getByRole("button", { name: "Approve 3" }).click();
+  await page.getByRole("button", { name: "Approve 4" }).click();
   // Nothing is decided until the operator confirms what the selection holds.
   const confirm = page.getByRole("alertdialog", { name: "Confirm bulk decision" });
-  await expect(confirm).toContainText("Approve 3 approvals: ");
+  await expect(confirm).toContainText("Approve 4 approvals: ");
   for (const item of more) expect((await awaitDecision(item.approvalId, 0)).status).toBe("PENDING");
-  await confirm.getByRole("button", { name: "Yes, approve 3" }).click();
-  await expect(page.getByTestId("inbox-status")).toHaveText("You approved 3 of 3.");
+  await confirm.getByRole("button", { name: "Yes, approve 4" }).click();
+  await expect(page.getByTestId("inbox-status")).toHaveText("You approved 3 of 4. 1 skipped.");
+  // Afterwards, what happened to each one.
+  const results = page.getByRole("region", { name: "Bulk decision results" });
+  await expect(results.locator("[data-outcome=done]")).toHaveCount(3);
+  await expect(results.locator("[data-outcome=skipped]")).toHaveText(/bulk_reject_only_\w+ · billing-agent\s*skipped: the agent does not allow approve/);
   for (const item of more) expect((await awaitDecision(item.approvalId)).status).toBe("APPROVED");
-  await expect(page.getByText("No approvals match these filters.")).toBeVisible();
+  expect((await awaitDecision(rejectOnly.approvalId, 0)).status).toBe("PENDING");
+  await expect(list.getByRole("listitem")).toHaveCount(1);
+  await finalScreenshot(page, testInfo, "bulk-report");
+  await results.getByRole("button", { name: "Dismiss" }).click();
 
   // Keyboard: most urgent first (no expiries, so the longest waiting), so j opens key_one, a approves it; j opens key_two, r rejects it.
   await page.getByLabel("Filter by session").selectOption({ label: keyboardTitle });

@@ -169,3 +169,37 @@ test("on a phone: the list, then the approval, then the decision, and back to th
   await detail.getByRole("button", { name: "← All approvals" }).click();
   await expect(page.getByRole("region", { name: "Approvals" })).toBeVisible();
 });
+
+for (const [label, viewport] of [
+  ["1280", { width: 1280, height: 800 }],
+  ["1024", { width: 1024, height: 768 }],
+  ["phone", { width: 390, height: 844 }],
+] as const) {
+  test(`${label}: searching finds an approval by its argument text or its session's title, and the search survives a reload`, async ({ page }, testInfo) => {
+    await page.setViewportSize(viewport);
+    const marker = unique("Invoices");
+    const title = unique("Quarter close");
+    const wanted = await requestApproval({ tool: unique("run_sql"), args: { statement: `DELETE FROM ${marker} WHERE paid`, database: "prod" } });
+    await requestApproval({ tool: unique("run_sql"), args: { statement: "SELECT 1" }, title });
+    await logIn(page);
+    const list = page.getByRole("list", { name: "Pending approvals" });
+
+    await page.getByLabel("Search arguments, sessions and reasons").fill(`delete from ${marker.toLowerCase()}`);
+    await expect(list.getByRole("listitem")).toHaveCount(1);
+    await expect(list).toContainText(marker);
+    await expect(page).toHaveURL(/[?&]q=delete/);
+    await page.reload();
+    await expect(page.getByLabel("Search arguments, sessions and reasons")).toHaveValue(`delete from ${marker.toLowerCase()}`);
+    await expect(list.getByRole("listitem")).toHaveCount(1);
+    await list.getByRole("button", { name: /^Open run_sql/ }).click();
+    await expect(page).toHaveURL(new RegExp(`approval=${wanted.approvalId}`));
+
+    if (label === "phone") await page.getByRole("button", { name: "← All approvals" }).click();
+    await page.getByLabel("Search arguments, sessions and reasons").fill(title.toUpperCase());
+    await expect(list.getByRole("listitem")).toHaveCount(1);
+    await expect(list).toContainText(title);
+    // Nothing is clipped: the page never scrolls sideways.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
+    await finalScreenshot(page, testInfo, `search-${label}`);
+  });
+}

@@ -3,9 +3,9 @@
 // paused path highlighted from the root down to the request waiting for a human,
 // follow-on requests marked. Rows are virtualized so a 2,000-task tree stays fast.
 import Link from "next/link";
+import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useCallback, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import type { TaskNode } from "@/lib/types";
-import { useVirtualRows } from "@/lib/virtual";
 import { StatusBadge } from "../ui";
 
 const ROW = 44;
@@ -163,7 +163,14 @@ export function TaskTree({
   const containerRef = useRef<HTMLDivElement>(null);
   const { paused, leaves } = useMemo(() => pausedPath(roots), [roots]);
   const rows = useMemo(() => flatten(roots, collapsed, paused, leaves), [roots, collapsed, paused, leaves]);
-  const virtual = useVirtualRows(containerRef, rows.length, ROW);
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => containerRef.current,
+    estimateSize: () => ROW,
+    getItemKey: (index) => rows[index]!.node.taskId,
+    overscan: 8,
+  });
+  const shown = virtualizer.getVirtualItems();
 
   const toggle = useCallback((taskId: string) => {
     setCollapsed((current) => {
@@ -177,7 +184,7 @@ export function TaskTree({
   const focusRow = (index: number) => {
     const clamped = Math.max(0, Math.min(rows.length - 1, index));
     setFocusIndex(clamped);
-    virtual.scrollToIndex(clamped);
+    virtualizer.scrollToIndex(clamped, { align: "auto" });
     requestAnimationFrame(() => containerRef.current?.querySelector<HTMLElement>(`[data-task-id="${rows[clamped]?.node.taskId}"]`)?.focus());
   };
 
@@ -233,17 +240,17 @@ export function TaskTree({
         ) : null}
       </div>
       <div ref={containerRef} className="relative min-h-0 flex-1 overflow-auto bg-white">
-        <div role="tree" aria-label="Task tree" onKeyDown={onKeyDown} style={{ height: virtual.totalHeight }} className="relative">
-          <div style={{ transform: `translateY(${virtual.offsetTop}px)` }}>
-            {rows.slice(virtual.start, virtual.end).map((row, offset) => (
+        <div role="tree" aria-label="Task tree" onKeyDown={onKeyDown} style={{ height: virtualizer.getTotalSize() }} className="relative">
+          <div style={{ transform: `translateY(${shown[0]?.start ?? 0}px)` }}>
+            {shown.map(({ index, key }) => (
               <TreeRow
-                key={row.node.taskId}
-                row={row}
-                selected={row.node.taskId === selectedTaskId}
-                focused={virtual.start + offset === focusIndex}
+                key={key}
+                row={rows[index]!}
+                selected={rows[index]!.node.taskId === selectedTaskId}
+                focused={index === focusIndex}
                 approvalFor={approvalFor}
                 onSelect={(taskId) => {
-                  setFocusIndex(virtual.start + offset);
+                  setFocusIndex(index);
                   onSelect(taskId);
                 }}
                 onToggle={toggle}
