@@ -89,6 +89,9 @@ test("a state diff between two versions shows the changed keys with their owners
   await page.getByRole("button", { name: "Side by side" }).click();
   await expect(diff).toContainText('"city": "Paris"');
   expect(await diff.evaluate((element) => element.scrollWidth - element.clientWidth)).toBeLessThanOrEqual(0);
+  await diff.scrollIntoViewIfNeeded();
+  await finalScreenshot(page, testInfo, "state-diff-side-by-side");
+  await page.getByRole("button", { name: "Unified" }).click();
   await expect(keys.getByRole("row", { name: /^hotel/ })).toContainText("+ added");
   await expect(keys.getByRole("row", { name: /^budget/ })).toContainText("− removed");
   await expect(keys.getByRole("row", { name: /^nights/ })).toHaveCount(0);
@@ -98,5 +101,6 @@ test("a state diff between two versions shows the changed keys with their owners
   await page.getByLabel("From version").selectOption("1");
   await expect(page.getByTestId("diff-summary")).toHaveText("v1 → v3: 2 added, 1 removed, 1 changed");
   await expect(keys.getByRole("row", { name: /^mem\.traveller/ })).toContainText("MEMORY");
+  await page.getByTestId("state-diff").scrollIntoViewIfNeeded();
   await finalScreenshot(page, testInfo, "state-diff");
 });

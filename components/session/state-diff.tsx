@@ -12,6 +12,8 @@ function pick(state: State, keys: readonly string[]): State {
 }
 
 const DIFF_STYLES = {
+  // The library's default is at least 1000 px wide, which a task panel at 1280 px is not.
+  diffContainer: { minWidth: 0 },
   contentText: { fontSize: "11px", lineHeight: "1.45", wordBreak: "break-word" as const, overflowWrap: "anywhere" as const },
   lineNumber: { fontSize: "11px" },
   gutter: { minWidth: "2.25rem", padding: "0 6px" },
