@@ -132,11 +132,11 @@ export function BulkActions({ selected, shown, onSelect, onOpen, onStatus }: Bul
           </div>
           <ul className="space-y-0.5">
             {report.outcomes.map((outcome) => (
-              <li key={outcome.approvalId} data-outcome={outcome.kind} className="flex min-w-0 items-baseline gap-2">
+              <li key={outcome.approvalId} data-outcome={outcome.kind} className="flex min-w-0 flex-wrap items-baseline gap-x-2">
                 <button type="button" onClick={() => onOpen(outcome.approvalId)} className="min-w-0 truncate font-mono text-xs text-slate-900 underline decoration-slate-300">
                   {outcome.tool} · {outcome.agent}
                 </button>
-                <span className={`min-w-0 truncate ${OUTCOME_STYLE[outcome.kind]}`}>{outcome.text}</span>
+                <span className={`min-w-0 ${OUTCOME_STYLE[outcome.kind]}`}>{outcome.text}</span>
               </li>
             ))}
           </ul>

@@ -20,7 +20,7 @@ export function InboxFilters({ view, onChange, sessions, suggestions }: InboxFil
       <input
         type="search"
         aria-label="Search arguments, sessions and reasons"
-        placeholder="Search arguments, sessions, reasons"
+        placeholder="Search arguments, sessions…"
         value={view.q}
         onChange={(event) => onChange({ q: event.target.value })}
         className="w-full min-w-0 rounded border border-slate-300 px-2 py-1 lg:w-64"
@@ -33,13 +33,13 @@ export function InboxFilters({ view, onChange, sessions, suggestions }: InboxFil
           </option>
         ))}
       </select>
-      <input aria-label="Filter by agent" placeholder="Agent" list="agent-suggestions" value={view.agent} onChange={(event) => onChange({ agent: event.target.value })} className="min-w-0 flex-1 rounded border border-slate-300 px-2 py-1 sm:w-32 sm:flex-none" />
+      <input aria-label="Filter by agent" placeholder="Agent" list="agent-suggestions" value={view.agent} onChange={(event) => onChange({ agent: event.target.value })} className="min-w-[7rem] flex-1 rounded border border-slate-300 px-2 py-1 sm:w-32 sm:min-w-0 sm:flex-none" />
       <datalist id="agent-suggestions">
         {suggestions.agents.map((name) => (
           <option key={name} value={name} />
         ))}
       </datalist>
-      <input aria-label="Filter by tool" placeholder="Tool" list="tool-suggestions" value={view.tool} onChange={(event) => onChange({ tool: event.target.value })} className="min-w-0 flex-1 rounded border border-slate-300 px-2 py-1 sm:w-32 sm:flex-none" />
+      <input aria-label="Filter by tool" placeholder="Tool" list="tool-suggestions" value={view.tool} onChange={(event) => onChange({ tool: event.target.value })} className="min-w-[7rem] flex-1 rounded border border-slate-300 px-2 py-1 sm:w-32 sm:min-w-0 sm:flex-none" />
       <datalist id="tool-suggestions">
         {suggestions.tools.map((name) => (
           <option key={name} value={name} />
