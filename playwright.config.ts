@@ -42,6 +42,8 @@ export default defineConfig({
       name: "chromium",
       use: {
         ...devices["Desktop Chrome"],
+        // A laptop's screen: what the console is judged at.
+        viewport: { width: 1280, height: 800 },
         launchOptions: {
           executablePath: CHROMIUM_PATH,
           args: [
