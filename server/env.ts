@@ -59,6 +59,8 @@ const envSchema = z.object({
   // "off" serves only the API and socket.io (no Next.js console), for API-only nodes.
   TOLLGATE_CONSOLE: z.enum(["on", "off"], { message: 'must be "on" or "off"' }).default("on"),
   TOLLGATE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  // When set, /metrics answers only requests carrying "Authorization: Bearer <this>".
+  TOLLGATE_METRICS_TOKEN: optionalString.pipe(z.string().min(16, "must be at least 16 characters").optional()),
   // The server's secret: signing keys are stored encrypted under a key derived
   // from it. Unset: generated once into TOLLGATE_DATA_DIR/secret.key.
   TOLLGATE_SECRET: optionalString.pipe(z.string().min(32, "must be at least 32 characters").optional()),

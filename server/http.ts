@@ -1,6 +1,7 @@
 // One HTTP server for everything: the tRPC API at /api/trpc, socket.io at
 // /socket.io, the receipt keys at /.well-known/jwks.json, and the Next.js
 // console for every other path.
+import { createHash, timingSafeEqual } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -22,6 +23,9 @@ import { escalateDueApprovals, nextEscalation } from "./services/notifications/e
 import { createMailer } from "./net/mailer.ts";
 import { clientAddress, newNonce, refuseTrpcRequest, requestIsHttps, securityHeaders, type MutationCheckOptions, type Refusal } from "./http-security.ts";
 import { log } from "./log.ts";
+import { startMetrics } from "./observability/metrics.ts";
+import { checkReadiness } from "./observability/readiness.ts";
+import { readMigrations } from "./db/schema-engine.ts";
 import { attachRealtime, type Realtime } from "./realtime/socket.ts";
 import { resolveServerSecret } from "./secret.ts";
 import { bootstrapWorkspace, type BootstrapResult } from "./services/bootstrap.ts";
@@ -52,6 +56,13 @@ export interface RunningServer {
   bootstrap: BootstrapResult;
   /** Stops accepting, lets in-flight requests finish, then closes the database. */
   close(): Promise<void>;
+}
+
+/** Compared in constant time (over their digests, so lengths do not leak either). */
+function sameSecret(given: string | undefined, expected: string): boolean {
+  if (given === undefined) return false;
+  const digest = (value: string) => createHash("sha256").update(value).digest();
+  return timingSafeEqual(digest(given), digest(expected));
 }
 
 function bearerToken(req: IncomingMessage): string | undefined {
@@ -196,6 +207,15 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     closeNext = () => nextApp.close();
   }
 
+  const metrics = startMetrics(deps, bus);
+  deps.metrics = metrics;
+  // Procedure names label the call metrics; anything else is "unknown", so a caller cannot grow the label set.
+  const procedures = new Set(Object.keys(appRouter._def.procedures));
+  const procedureLabel = (path: string) => (path.includes(",") ? "batch" : procedures.has(path) ? path : "unknown");
+  const migrations = await readMigrations();
+  const latestMigration = migrations.migrationDirectories.at(-1)?.path ?? null;
+  let draining = false;
+
   const handleTrpc = createTrpcHandler(deps, { alwaysSecureCookies: env.TOLLGATE_SECURE_COOKIES, trustProxy: env.TOLLGATE_TRUST_PROXY });
   const mutationChecks: MutationCheckOptions = {
     trustProxy: env.TOLLGATE_TRUST_PROXY,
@@ -220,6 +240,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         refuseRequest(res, refusal);
         return;
       }
+      const started = process.hrtime.bigint();
+      res.once("finish", () => metrics.observeCall(procedureLabel(path), res.statusCode, Number(process.hrtime.bigint() - started) / 1e9));
       handleTrpc(req, res, path).catch((error: unknown) => {
         log.error("tRPC request failed outside a procedure", error);
         if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "internal error" } }));
@@ -232,6 +254,26 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     }
     if (url === "/healthz") {
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ok: true, database: database.target }));
+      return;
+    }
+    if (url === "/readyz") {
+      void checkReadiness({ prisma: database.prisma, latestMigration, pingRedis: throttleRedis ? () => throttleRedis.ping() : undefined, draining: () => draining }).then((readiness) =>
+        res.writeHead(readiness.ready ? 200 : 503, { "content-type": "application/json", "cache-control": "no-store" }).end(JSON.stringify(readiness)),
+      );
+      return;
+    }
+    if (url === "/metrics") {
+      if (env.TOLLGATE_METRICS_TOKEN && !sameSecret(bearerToken(req), env.TOLLGATE_METRICS_TOKEN)) {
+        res.writeHead(401, { "content-type": "application/json", "www-authenticate": "Bearer" }).end(JSON.stringify({ error: { message: "send Authorization: Bearer <TOLLGATE_METRICS_TOKEN>" } }));
+        return;
+      }
+      metrics.registry.metrics().then(
+        (text) => res.writeHead(200, { "content-type": metrics.registry.contentType, "cache-control": "no-store" }).end(text),
+        (error: unknown) => {
+          log.error("metrics collection failed", error);
+          res.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "metrics could not be collected" } }));
+        },
+      );
       return;
     }
     if (nextHandler) {
@@ -292,6 +334,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     bootstrap,
     close() {
       closing ??= (async () => {
+        draining = true;
         shutdown.abort();
         const drained = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
@@ -305,6 +348,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         await throttleRedis?.quit().catch(() => undefined);
         await drained;
         await closeNext?.();
+        metrics.stop();
         await database.close();
       })();
       return closing;

@@ -47,6 +47,8 @@ export interface TollgateEvents {
     agentKeyId: string | null;
     status: ApprovalStatusName;
     decision: DecisionPayload | null;
+    /** When the agent asked (for time-to-decision). */
+    requestedAt?: string;
   };
   /** One approver of several agreed; the approval still waits for the rest. */
   "approval:voted": { workspaceId: string; sessionId: string; approvalId: string; votes: number; required: number };

@@ -111,6 +111,7 @@ export async function attachRealtime(httpServer: HttpServer, deps: ServiceDeps, 
     if (origin !== "local" || !event.agentKeyId) return;
     const result = { approvalId: event.approvalId, status: event.status, ...(event.decision ? { decision: event.decision } : {}) };
     io.to(rooms.agentKey(event.agentKeyId)).emit("decision", result);
+    deps.metrics?.countPush("socket");
   });
 
   return {

@@ -94,6 +94,7 @@ export async function* decisionStream(
     });
     for (const approval of backlog) {
       sent.add(approval.id);
+      deps.metrics?.countPush("stream");
       yield { cursor: approval.id, result: approvalResult(approval) };
     }
     while (!stop.aborted) {
@@ -107,6 +108,7 @@ export async function* decisionStream(
       const approval = await deps.prisma.approval.findUnique({ where: { id: approvalId } });
       if (!approval || approval.status === "PENDING") continue;
       sent.add(approval.id);
+      deps.metrics?.countPush("stream");
       yield { cursor: approval.id, result: approvalResult(approval) };
     }
   } finally {

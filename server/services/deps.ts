@@ -1,5 +1,6 @@
 // What every use case is given: the database, the event bus, the clock and the
 // receipt signer.
+import type { Metrics } from "../observability/metrics.ts";
 import type { PrismaClient } from "../db/client.ts";
 import type { Prisma } from "../db/generated/client.ts";
 import type { EventBus } from "../events/bus.ts";
@@ -47,6 +48,8 @@ export interface ServiceDeps {
   publicUrl: () => string;
   /** Aborted when the server shuts down, so long-polls answer at once. */
   shutdown: AbortSignal;
+  /** This node's Prometheus metrics (absent in tools that run use cases without a server). */
+  metrics?: Pick<Metrics, "countPush">;
 }
 
 let processSecret: string | undefined;

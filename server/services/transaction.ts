@@ -29,6 +29,7 @@ export function publishChanges(deps: ServiceDeps, changes: Changes): void {
       agentKeyId: approval.agentKeyId,
       status: approval.status,
       decision: decisionPayload(approval) ?? null,
+      requestedAt: approval.createdAt.toISOString(),
     });
   }
   for (const change of changes.requests) deps.bus.publish("request:updated", change);

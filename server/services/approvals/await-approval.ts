@@ -32,7 +32,7 @@ export async function awaitApproval(
     if (!approval) throw notFound("approval", approvalId);
     if (approval.status !== "PENDING") return approvalResult(approval);
     await markAgentWaiting(deps, approval.id, approval.agentSeenAt);
-    await woken.promise;
+    if ((await woken.promise) === "decided") deps.metrics?.countPush("long-poll");
     const current = await deps.prisma.approval.findUniqueOrThrow({ where: { id: approvalId } });
     return approvalResult(current);
   } finally {

@@ -1,0 +1,93 @@
+// What a platform engineer sees of a node: readiness that names what is wrong,
+// and Prometheus metrics that move with the work (decisions by outcome and by
+// who decided, time to decision, API calls by procedure, pushes to agents).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { agentSdk, operatorClient } from "./clients.ts";
+import { startTestServer, type TestServer } from "./server.ts";
+
+const METRICS_TOKEN = "metrics-token-0123456789";
+let test: TestServer;
+
+beforeAll(async () => {
+  test = await startTestServer({ TOLLGATE_METRICS_TOKEN: METRICS_TOKEN });
+});
+afterAll(() => test.close());
+
+async function scrape(): Promise<string> {
+  const response = await fetch(`${test.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  expect(response.status).toBe(200);
+  expect(response.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
+  return response.text();
+}
+
+/** The value of one series, or 0 when it has not been written yet. */
+function sample(text: string, series: string): number {
+  const line = text.split("\n").find((candidate) => candidate.startsWith(`${series} `));
+  return line ? Number(line.slice(series.length + 1)) : 0;
+}
+
+describe("readiness", () => {
+  it("readyz: 200 with each check named when the database answers and has this build's migrations", async () => {
+    const response = await fetch(`${test.url}/readyz`);
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body.ready).toBe(true);
+    expect(body.checks.database).toMatchObject({ ok: true, detail: expect.stringMatching(/^reachable; migrations applied up to \d{14}_/) });
+  });
+
+  it("readyz: 503 naming the migration when the database lacks one this build has", async () => {
+    const prisma = test.server.database.prisma;
+    const [newest] = await prisma.$queryRaw<{ migration_name: string }[]>`SELECT migration_name FROM _prisma_migrations ORDER BY migration_name DESC LIMIT 1`;
+    await prisma.$executeRaw`UPDATE _prisma_migrations SET finished_at = NULL WHERE migration_name = ${newest!.migration_name}`;
+    try {
+      const response = await fetch(`${test.url}/readyz`);
+      expect(response.status).toBe(503);
+      expect((await response.json()).checks.database).toEqual({ ok: false, detail: expect.stringContaining(`migration ${newest!.migration_name} is not applied yet`) });
+    } finally {
+      await prisma.$executeRaw`UPDATE _prisma_migrations SET finished_at = now() WHERE migration_name = ${newest!.migration_name}`;
+    }
+  });
+});
+
+describe("metrics", () => {
+  it("metrics: refused without the configured token", async () => {
+    expect((await fetch(`${test.url}/metrics`)).status).toBe(401);
+    expect((await fetch(`${test.url}/metrics`, { headers: { authorization: "Bearer wrong-token-0123456789" } })).status).toBe(401);
+  });
+
+  it("metrics: pending approvals, decisions by outcome and decider, time to decision, calls by procedure and pushes move with the work", async () => {
+    const before = await scrape();
+    const workspace = test.server.bootstrap.workspaceId;
+    const sdk = agentSdk(test.url);
+    const operator = await operatorClient(test.url);
+    const { sessionId } = await sdk.openSession({});
+    const begun = await sdk.begin({ sessionId, agent: "metered" });
+    const { approvalId } = await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool: "send_email", args: {} });
+
+    const waiting = await scrape();
+    expect(sample(waiting, `tollgate_approvals_pending{workspace="${workspace}"}`)).toBe(sample(before, `tollgate_approvals_pending{workspace="${workspace}"}`) + 1);
+
+    // A long-poll is waiting when the operator decides: the decision is pushed to it.
+    const polled = sdk.client.approval.await.query({ approvalId, timeoutMs: 10_000 });
+    await expect.poll(() => test.server.deps.waiters.size).toBe(1);
+    await operator.approval.decide.mutate({ approvalId, action: "approve" });
+    expect((await polled).status).toBe("APPROVED");
+
+    const after = await scrape();
+    const decided = 'tollgate_decisions_total{status="APPROVED",action="approve",decider="operator"}';
+    expect(sample(after, decided)).toBe(sample(before, decided) + 1);
+    const timed = 'tollgate_time_to_decision_seconds_count{decider="operator"}';
+    expect(sample(after, timed)).toBe(sample(before, timed) + 1);
+    const pushes = 'tollgate_decision_pushes_total{channel="long-poll"}';
+    expect(sample(after, pushes)).toBe(sample(before, pushes) + 1);
+    const requested = 'tollgate_api_call_duration_seconds_count{procedure="approval.request",status="200"}';
+    expect(sample(after, requested)).toBe(sample(before, requested) + 1);
+    expect(sample(after, `tollgate_approvals_pending{workspace="${workspace}"}`)).toBe(sample(before, `tollgate_approvals_pending{workspace="${workspace}"}`));
+    expect(after).toMatch(/^tollgate_process_nodejs_eventloop_lag_seconds /m);
+
+    // A caller cannot grow the label set with made-up procedure names.
+    await fetch(`${test.url}/api/trpc/no.such.procedure${"x".repeat(20)}`);
+    expect(await scrape()).toContain('tollgate_api_call_duration_seconds_count{procedure="unknown",status="404"}');
+    sdk.close();
+  });
+});
