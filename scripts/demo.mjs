@@ -9,6 +9,7 @@ const url = `http://localhost:${port}`;
 const env = {
   ...process.env,
   NODE_ENV: "production",
+  TOLLGATE_LOG_FORMAT: process.env.TOLLGATE_LOG_FORMAT ?? "text",
   NEXT_TELEMETRY_DISABLED: "1",
   PORT: port,
   TOLLGATE_DATA_DIR: process.env.TOLLGATE_DATA_DIR ?? "./.data/demo",

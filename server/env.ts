@@ -59,6 +59,8 @@ const envSchema = z.object({
   // "off" serves only the API and socket.io (no Next.js console), for API-only nodes.
   TOLLGATE_CONSOLE: z.enum(["on", "off"], { message: 'must be "on" or "off"' }).default("on"),
   TOLLGATE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  // "json": one JSON object per line, for log collectors; "text": readable lines for a terminal.
+  TOLLGATE_LOG_FORMAT: z.enum(["json", "text"], { message: 'must be "json" or "text"' }).default("json"),
   // When set, /metrics answers only requests carrying "Authorization: Bearer <this>".
   TOLLGATE_METRICS_TOKEN: optionalString.pipe(z.string().min(16, "must be at least 16 characters").optional()),
   // The server's secret: signing keys are stored encrypted under a key derived

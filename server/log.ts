@@ -1,17 +1,39 @@
-// A small leveled logger for the server process: one line per event, to stderr.
+// The server's logger (pino): one JSON object per line on stderr, with the
+// time, level and message, and any detail as fields: an error under "err"
+// with its stack. TOLLGATE_LOG_FORMAT=text prints the same as readable lines
+// for people watching a terminal (the demo does).
+import { pino, type Logger } from "pino";
+import pretty from "pino-pretty";
+
 type Level = "debug" | "info" | "warn" | "error";
-const order: Record<Level | "silent", number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+export type LogFormat = "json" | "text";
 
-let threshold = order.info;
+// Levels by name ("level":"warn"), which collectors index without a lookup table.
+const options = { base: { service: "tollgate" }, timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label: string) => ({ level: label }) } };
 
-export function setLogLevel(level: Level | "silent"): void {
-  threshold = order[level];
+function create(format: LogFormat): Logger {
+  if (format === "text") return pino(options, pretty({ destination: 2, sync: true, colorize: false, ignore: "pid,hostname,service", translateTime: "SYS:standard" }));
+  return pino(options, pino.destination({ dest: 2, sync: true }));
 }
 
-function write(level: Level, message: string, detail?: unknown): void {
-  if (order[level] < threshold) return;
-  const suffix = detail instanceof Error ? ` ${detail.stack ?? detail.message}` : detail === undefined ? "" : ` ${JSON.stringify(detail)}`;
-  process.stderr.write(`${new Date().toISOString()} ${level.toUpperCase()} ${message}${suffix}\n`);
+let logger = create("json");
+let level: Level | "silent" = "info";
+logger.level = level;
+
+export function setLogLevel(next: Level | "silent"): void {
+  level = next;
+  logger.level = next;
+}
+
+export function setLogFormat(format: LogFormat): void {
+  logger = create(format);
+  logger.level = level;
+}
+
+function write(at: Level, message: string, detail?: unknown): void {
+  if (detail === undefined) logger[at](message);
+  else if (detail instanceof Error) logger[at]({ err: detail }, message);
+  else logger[at]({ detail }, message);
 }
 
 export const log = {

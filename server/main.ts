@@ -1,7 +1,7 @@
 // The server process: parse the configuration, start, and shut down cleanly on SIGTERM/SIGINT.
 import { env as loadEnv, EnvError, type Env } from "./env.ts";
 import { startServer } from "./http.ts";
-import { log, setLogLevel } from "./log.ts";
+import { log, setLogFormat, setLogLevel } from "./log.ts";
 
 let env: Env;
 try {
@@ -13,6 +13,7 @@ try {
   }
   throw error;
 }
+setLogFormat(env.TOLLGATE_LOG_FORMAT);
 setLogLevel(env.TOLLGATE_LOG_LEVEL);
 
 const dev = process.argv.includes("--dev");
