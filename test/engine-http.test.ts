@@ -211,10 +211,12 @@ describe("engine over HTTP", () => {
     const asked = await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool: "send", args: {} });
     const started = Date.now();
     const waiting = sdk.client.approval.await.query({ approvalId: asked.approvalId, timeoutMs: 30_000 });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Decide only once the long-poll is really waiting.
+    await expect.poll(() => test.server.deps.waiters.size).toBe(1);
     await operator.approval.decide.mutate({ approvalId: asked.approvalId, action: "approve" });
     const result = await waiting;
     expect(result.status).toBe("APPROVED");
+    // Woken by the decision, well before its 30 s timeout.
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 

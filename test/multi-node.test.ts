@@ -85,10 +85,12 @@ describe.skipIf(!runnable)("several nodes (PostgreSQL + Redis)", () => {
       const onA = agentSdk(a.url);
       const started = Date.now();
       const waiting = onA.client.approval.await.query({ approvalId: asked.approvalId, timeoutMs: 30_000 });
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Decide only once the long-poll is really waiting on node A.
+      await expect.poll(() => a.deps.waiters.size).toBe(1);
       const operatorOnB = await operatorClient(b.url);
       await operatorOnB.approval.decide.mutate({ approvalId: asked.approvalId, action: "approve" });
       expect(await waiting).toMatchObject({ status: "APPROVED" });
+      // Woken by the decision, well before its 30 s timeout.
       expect(Date.now() - started).toBeLessThan(5_000);
     } finally {
       socket.close();
