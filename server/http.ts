@@ -13,7 +13,9 @@ import { SESSION_COOKIE, type TrpcContext } from "./api/trpc.ts";
 import { openDatabase, type Database } from "./db/client.ts";
 import type { Env } from "./env.ts";
 import { EventBus } from "./events/bus.ts";
-import { bridgeBusThroughRedis, type RedisBridge } from "./events/redis-bridge.ts";
+import { bridgeBus, type Bridge } from "./events/bridge.ts";
+import { postgresTransport } from "./events/postgres-transport.ts";
+import { redisTransport } from "./events/redis-transport.ts";
 import { AuditSealer } from "./jobs/audit-sealer.ts";
 import { expireDueApprovals, nextExpiry } from "./services/approvals/expire-approvals.ts";
 import { WebhookDeliverer } from "./jobs/webhook-deliverer.ts";
@@ -183,7 +185,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     publicUrl: () => env.TOLLGATE_PUBLIC_URL ?? baseUrl,
     agentLivenessMs: env.TOLLGATE_AGENT_LIVENESS_SECONDS * 1000,
   });
-  const bridge: RedisBridge | undefined = env.REDIS_URL ? await bridgeBusThroughRedis(bus, env.REDIS_URL) : undefined;
+  // Nodes hear each other through Redis when there is one, else through the PostgreSQL they share.
+  // The embedded database serves one process, so it needs no bridge.
+  const transport = env.REDIS_URL ? await redisTransport(env.REDIS_URL) : env.DATABASE_URL ? await postgresTransport(env.DATABASE_URL) : undefined;
+  const bridge: Bridge | undefined = transport ? await bridgeBus(bus, transport) : undefined;
   const bootstrap = await bootstrapWorkspace(deps, {
     workspaceName: env.TOLLGATE_WORKSPACE_NAME,
     adminEmail: env.TOLLGATE_ADMIN_EMAIL,
@@ -296,7 +301,6 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 
   const realtime: Realtime = await attachRealtime(server, deps, {
     allowedOrigins: env.TOLLGATE_ALLOWED_ORIGINS,
-    redisUrl: env.REDIS_URL,
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -1,6 +1,8 @@
-// Two server nodes on one PostgreSQL with Redis between them: pushes reach an
-// operator connected to the other node, a long-poll wakes when the other node
-// commits the decision, and of two decisions sent to two nodes exactly one wins.
+// Two server nodes on one PostgreSQL, hearing each other through Redis or,
+// without Redis, through PostgreSQL LISTEN/NOTIFY: pushes reach an operator
+// connected to the other node, a long-poll wakes when the other node commits
+// the decision, a logout on one node closes the sockets held by the other, and
+// of two decisions sent to two nodes exactly one wins.
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -28,92 +30,116 @@ async function redisAvailable(): Promise<boolean> {
   }
 }
 
-const runnable = TEST_TARGET === "postgres" && (await redisAvailable());
-let nodes: RunningServer[] = [];
-let dropDatabase: (() => Promise<void>) | undefined;
+const redisUp = TEST_TARGET === "postgres" && (await redisAvailable());
 
-beforeAll(async () => {
-  if (!runnable) return;
-  setLogLevel("warn");
-  const database = await createEmptyPostgresDatabase();
-  dropDatabase = database.drop;
-  // Every node must read the receipt signing key the first one stored.
-  const secret = `multi-node-test-secret-${"x".repeat(32)}`;
-  for (let i = 0; i < 2; i++) {
-    const env = parseEnv({
-      PORT: "0",
-      HOST: "127.0.0.1",
-      DATABASE_URL: database.url,
-      REDIS_URL,
-      TOLLGATE_DATA_DIR: await mkdtemp(path.join(tmpdir(), "tollgate-node-")),
-      TOLLGATE_ADMIN_EMAIL: ADMIN.email,
-      TOLLGATE_ADMIN_PASSWORD: ADMIN.password,
-      TOLLGATE_AGENT_KEY: AGENT_KEY,
-      TOLLGATE_SECRET: secret,
-    });
-    nodes.push(await startServer({ env, withConsole: false }));
-  }
-});
-afterAll(async () => {
-  await Promise.all(nodes.map((node) => node.close()));
-  nodes = [];
-  await dropDatabase?.();
-});
-
-describe.skipIf(!runnable)("several nodes (PostgreSQL + Redis)", () => {
-  it("multi-node: an approval requested on node B is pushed to an operator on node A, and a decision on B wakes a long-poll on A", async () => {
-    const [a, b] = nodes as [RunningServer, RunningServer];
-    const login = await fetch(`${a.url}/api/trpc/auth.login`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(ADMIN),
-    });
-    const token = (login.headers.get("set-cookie") ?? "").split(";")[0]!.split("=")[1]!;
-    const socket = io(a.url, { auth: { token }, transports: ["websocket"] });
-    await new Promise<void>((resolve, reject) => {
-      socket.once("connect", () => resolve());
-      socket.once("connect_error", reject);
-    });
-    try {
-      const onB = agentSdk(b.url);
-      const { sessionId } = await onB.openSession({});
-      const begun = await onB.begin({ sessionId, agent: "mailer" });
-      const pushed = new Promise<{ approvalId: string }>((resolve) => socket.once("approval:requested", resolve));
-      const asked = await onB.client.approval.request.mutate({ requestId: begun.requestId, tool: "send", args: {} });
-      expect((await pushed).approvalId).toBe(asked.approvalId);
-
-      const onA = agentSdk(a.url);
-      const started = Date.now();
-      const waiting = onA.client.approval.await.query({ approvalId: asked.approvalId, timeoutMs: 30_000 });
-      // Decide only once the long-poll is really waiting on node A.
-      await expect.poll(() => a.deps.waiters.size).toBe(1);
-      const operatorOnB = await operatorClient(b.url);
-      await operatorOnB.approval.decide.mutate({ approvalId: asked.approvalId, action: "approve" });
-      expect(await waiting).toMatchObject({ status: "APPROVED" });
-      // Woken by the decision, well before its 30 s timeout.
-      expect(Date.now() - started).toBeLessThan(5_000);
-    } finally {
-      socket.close();
+/** Two nodes on a fresh PostgreSQL database; with `redisUrl`, Redis carries their events. */
+function useTwoNodes(redisUrl: string | undefined): () => [RunningServer, RunningServer] {
+  let nodes: RunningServer[] = [];
+  let dropDatabase: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    setLogLevel("warn");
+    const database = await createEmptyPostgresDatabase();
+    dropDatabase = database.drop;
+    // Every node must read the receipt signing key the first one stored.
+    const secret = `multi-node-test-secret-${"x".repeat(32)}`;
+    for (let i = 0; i < 2; i++) {
+      const env = parseEnv({
+        PORT: "0",
+        HOST: "127.0.0.1",
+        DATABASE_URL: database.url,
+        ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+        TOLLGATE_DATA_DIR: await mkdtemp(path.join(tmpdir(), "tollgate-node-")),
+        TOLLGATE_ADMIN_EMAIL: ADMIN.email,
+        TOLLGATE_ADMIN_PASSWORD: ADMIN.password,
+        TOLLGATE_AGENT_KEY: AGENT_KEY,
+        TOLLGATE_SECRET: secret,
+      });
+      nodes.push(await startServer({ env, withConsole: false }));
     }
   });
-
-  it("multi-node: two decisions sent to two nodes at once — exactly one wins", async () => {
-    const [a, b] = nodes as [RunningServer, RunningServer];
-    const sdk = agentSdk(a.url);
-    const { sessionId } = await sdk.openSession({});
-    const begun = await sdk.begin({ sessionId, agent: "mailer" });
-    const asked = await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool: "send", args: {} });
-    const [operatorA, operatorB] = await Promise.all([operatorClient(a.url), operatorClient(b.url)]);
-    const results = await Promise.allSettled([
-      operatorA.approval.decide.mutate({ approvalId: asked.approvalId, action: "approve" }),
-      operatorB.approval.decide.mutate({ approvalId: asked.approvalId, action: "reject", message: "no" }),
-    ]);
-    expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(1);
-    expect((await operatorA.audit.list.query({ subjectId: asked.approvalId })).items).toHaveLength(1);
+  afterAll(async () => {
+    await Promise.all(nodes.map((node) => node.close()));
+    nodes = [];
+    await dropDatabase?.();
   });
+  return () => nodes as [RunningServer, RunningServer];
+}
+
+async function operatorSocket(url: string) {
+  const login = await fetch(`${url}/api/trpc/auth.login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(ADMIN) });
+  const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
+  const socket = io(url, { auth: { token: cookie.split("=")[1]! }, transports: ["websocket"], reconnection: false });
+  await new Promise<void>((resolve, reject) => {
+    socket.once("connect", () => resolve());
+    socket.once("connect_error", reject);
+  });
+  return { socket, cookie };
+}
+
+for (const [transport, redisUrl] of [
+  ["Redis", REDIS_URL],
+  ["PostgreSQL LISTEN/NOTIFY", undefined],
+] as const) {
+  describe.skipIf(TEST_TARGET !== "postgres" || (redisUrl !== undefined && !redisUp))(`several nodes, events through ${transport}`, () => {
+    const nodes = useTwoNodes(redisUrl);
+
+    it("multi-node: an approval requested on node B is pushed to an operator on node A, and a decision on B wakes a long-poll on A", async () => {
+      const [a, b] = nodes();
+      const { socket } = await operatorSocket(a.url);
+      try {
+        const onB = agentSdk(b.url);
+        const { sessionId } = await onB.openSession({});
+        const begun = await onB.begin({ sessionId, agent: "mailer" });
+        const pushed = new Promise<{ approvalId: string }>((resolve) => socket.once("approval:requested", resolve));
+        const asked = await onB.client.approval.request.mutate({ requestId: begun.requestId, tool: "send", args: {} });
+        expect((await pushed).approvalId).toBe(asked.approvalId);
+
+        const onA = agentSdk(a.url);
+        const started = Date.now();
+        const waiting = onA.client.approval.await.query({ approvalId: asked.approvalId, timeoutMs: 30_000 });
+        // Decide only once the long-poll is really waiting on node A.
+        await expect.poll(() => a.deps.waiters.size).toBe(1);
+        const operatorOnB = await operatorClient(b.url);
+        await operatorOnB.approval.decide.mutate({ approvalId: asked.approvalId, action: "approve" });
+        expect(await waiting).toMatchObject({ status: "APPROVED" });
+        // Woken by the decision, well before its 30 s timeout.
+        expect(Date.now() - started).toBeLessThan(5_000);
+      } finally {
+        socket.close();
+      }
+    });
+
+    it("multi-node: two decisions sent to two nodes at once — exactly one wins", async () => {
+      const [a, b] = nodes();
+      const sdk = agentSdk(a.url);
+      const { sessionId } = await sdk.openSession({});
+      const begun = await sdk.begin({ sessionId, agent: "mailer" });
+      const asked = await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool: "send", args: {} });
+      const [operatorA, operatorB] = await Promise.all([operatorClient(a.url), operatorClient(b.url)]);
+      const results = await Promise.allSettled([
+        operatorA.approval.decide.mutate({ approvalId: asked.approvalId, action: "approve" }),
+        operatorB.approval.decide.mutate({ approvalId: asked.approvalId, action: "reject", message: "no" }),
+      ]);
+      expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(1);
+      expect((await operatorA.audit.list.query({ subjectId: asked.approvalId })).items).toHaveLength(1);
+    });
+
+    it("multi-node: logging out on node B closes that session's socket held by node A", async () => {
+      const [a, b] = nodes();
+      const { socket, cookie } = await operatorSocket(a.url);
+      const closed = new Promise<string>((resolve) => socket.once("disconnect", resolve));
+      const logout = await fetch(`${b.url}/api/trpc/auth.logout`, { method: "POST", headers: { "content-type": "application/json", cookie, origin: b.url }, body: "{}" });
+      expect(logout.status).toBe(200);
+      expect(await closed).toBe("io server disconnect");
+    });
+  });
+}
+
+describe.skipIf(!redisUp)("several nodes sharing Redis", () => {
+  const nodes = useTwoNodes(REDIS_URL);
 
   it("multi-node: failed logins on one node throttle the account on the other (counters in Redis)", async () => {
-    const [a, b] = nodes as [RunningServer, RunningServer];
+    const [a, b] = nodes();
     const email = `guessed-${Date.now()}@example.com`;
     const guess = (node: RunningServer) =>
       fetch(`${node.url}/api/trpc/auth.login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password: "wrong" }) });

@@ -85,6 +85,7 @@ export class EventBus {
   }
 }
 
+/** Events the console's sockets receive (in the workspace's room). */
 export const EVENT_NAMES: EventName[] = [
   "approval:requested",
   "approval:decided",
@@ -97,3 +98,6 @@ export const EVENT_NAMES: EventName[] = [
   "state:saved",
   "audit:appended",
 ];
+
+/** Events every node hears from the others (see bridge.ts): the console's, and the ones that end access. */
+export const BRIDGED_EVENTS: EventName[] = [...EVENT_NAMES, "operator:session-ended"];

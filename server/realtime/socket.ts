@@ -1,11 +1,10 @@
 // socket.io on the server's port: authenticates the operator (or an agent key)
 // at the handshake, checks the Origin, and forwards bus events (small
 // id-and-status signals) to the workspace's room, and each decision to the
-// agent key that asked for it. With REDIS_URL the Redis adapter fans out across nodes.
+// agent key that asked for it. Each node pushes to the sockets it holds, for
+// its own events and those the event bridge brings from other nodes.
 import type { Server as HttpServer, IncomingMessage } from "node:http";
-import { createAdapter } from "@socket.io/redis-adapter";
 import { parse as parseCookie } from "cookie";
-import { createClient } from "redis";
 import { Server } from "socket.io";
 import type { AgentPrincipal, OperatorPrincipal } from "../domain/principal.ts";
 import { EVENT_NAMES, type TollgateEvents } from "../events/bus.ts";
@@ -17,7 +16,6 @@ import { newNonce, securityHeaders } from "../http-security.ts";
 
 export interface RealtimeOptions {
   allowedOrigins: string[];
-  redisUrl?: string;
 }
 
 function originAllowed(req: IncomingMessage, allowedOrigins: string[]): boolean {
@@ -48,15 +46,6 @@ export async function attachRealtime(httpServer: HttpServer, deps: ServiceDeps, 
 
   // socket.io answers its own HTTP requests (long-polling): they carry the same headers as every other response.
   io.engine.on("headers", (headers: Record<string, string>) => Object.assign(headers, securityHeaders(newNonce())));
-
-  const redisClients: { quit(): Promise<unknown> }[] = [];
-  if (options.redisUrl) {
-    const pub = createClient({ url: options.redisUrl });
-    const sub = pub.duplicate();
-    await Promise.all([pub.connect(), sub.connect()]);
-    io.adapter(createAdapter(pub, sub));
-    redisClients.push(pub, sub);
-  }
 
   io.use(async (socket, next) => {
     // An agent's SDK holds one connection for the decisions of every approval it waits on.
@@ -91,24 +80,21 @@ export async function attachRealtime(httpServer: HttpServer, deps: ServiceDeps, 
     socket.on("disconnect", () => clearTimeout(expiry));
   });
 
-  // Logged out or revoked: close its connections on every node (through the adapter).
-  const unsubscribeEnded = deps.bus.on("operator:session-ended", ({ sessionId }, origin) => {
-    if (origin === "local") io.in(rooms.operatorSession(sessionId)).disconnectSockets(true);
+  // Logged out or revoked: every node closes the connections it holds.
+  const unsubscribeEnded = deps.bus.on("operator:session-ended", ({ sessionId }) => {
+    io.in(rooms.operatorSession(sessionId)).disconnectSockets(true);
   });
 
-  // Only this node's events: the Redis adapter already carries each emit to
-  // the sockets on every other node.
   const unsubscribers = EVENT_NAMES.map((name) =>
-    deps.bus.on(name, (payload: TollgateEvents[typeof name], origin) => {
-      if (origin !== "local") return;
+    deps.bus.on(name, (payload: TollgateEvents[typeof name]) => {
       const { workspaceId, ...rest } = payload as { workspaceId: string };
       io.to(rooms.workspace(workspaceId)).emit(name, rest);
     }),
   );
 
   // The decision itself, pushed to the key that asked (the payload is what approval.await answers).
-  const unsubscribeDecisions = deps.bus.on("approval:decided", (event, origin) => {
-    if (origin !== "local" || !event.agentKeyId) return;
+  const unsubscribeDecisions = deps.bus.on("approval:decided", (event) => {
+    if (!event.agentKeyId) return;
     const result = { approvalId: event.approvalId, status: event.status, ...(event.decision ? { decision: event.decision } : {}) };
     io.to(rooms.agentKey(event.agentKeyId)).emit("decision", result);
     deps.metrics?.countPush("socket");
@@ -121,7 +107,6 @@ export async function attachRealtime(httpServer: HttpServer, deps: ServiceDeps, 
       unsubscribeDecisions();
       unsubscribeEnded();
       await new Promise<void>((resolve) => io.close(() => resolve()));
-      await Promise.all(redisClients.map((client) => client.quit().catch(() => undefined)));
     },
   };
 }

@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { bridgeBus, type BridgeTransport } from "./bridge.ts";
+import { EventBus, type TollgateEvents } from "./bus.ts";
+
+/** Two buses joined by an in-memory channel that carries at most `maxMessageBytes`. */
+async function joined(maxMessageBytes?: number) {
+  const listeners: ((message: string) => void)[] = [];
+  const transport = (): BridgeTransport => ({
+    name: "memory",
+    maxMessageBytes,
+    publish: async (message) => listeners.forEach((listener) => listener(message)),
+    subscribe: async (listener) => void listeners.push(listener),
+    close: async () => undefined,
+  });
+  const [a, b] = [new EventBus(), new EventBus()];
+  await Promise.all([bridgeBus(a, transport()), bridgeBus(b, transport())]);
+  return { a, b };
+}
+
+const requested = (args: unknown): TollgateEvents["approval:requested"] => ({
+  workspaceId: "wsp_1",
+  approvalId: "apr_1",
+  requestId: "req_1",
+  taskId: "tsk_1",
+  sessionId: "ses_1",
+  tool: "send_email",
+  args,
+  status: "PENDING",
+  expiresAt: null,
+});
+
+describe("event bridge", () => {
+  it("carries a node's own events to the other node once, marked remote, and never back", async () => {
+    const { a, b } = await joined();
+    const onA: string[] = [];
+    const onB: string[] = [];
+    a.on("approval:requested", (_, origin) => onA.push(origin));
+    b.on("approval:requested", (_, origin) => onB.push(origin));
+    a.publish("approval:requested", requested({ to: "x" }));
+    await Promise.resolve();
+    expect(onA).toEqual(["local"]);
+    expect(onB).toEqual(["remote"]);
+  });
+
+  it("leaves a request's arguments out when the event is too large for the channel, and drops what still does not fit", async () => {
+    const { a, b } = await joined(600);
+    const heard: unknown[] = [];
+    b.on("approval:requested", (event) => heard.push(event));
+    a.publish("approval:requested", requested({ body: "x".repeat(2_000) }));
+    await Promise.resolve();
+    expect(heard).toEqual([expect.objectContaining({ approvalId: "apr_1", args: null, argsOmitted: true })]);
+
+    const states: unknown[] = [];
+    b.on("session:updated", (event) => states.push(event));
+    a.publish("session:updated", { workspaceId: "w".repeat(1_000), sessionId: "ses_1" });
+    await Promise.resolve();
+    expect(states).toEqual([]);
+  });
+});

@@ -1,0 +1,72 @@
+// The one channel between the nodes of a deployment: every bus event a node
+// publishes reaches the buses of the others, which wake their long-polls and
+// decision streams, push to the sockets they hold (browsers and agents), drop
+// revoked sessions and keys, and re-arm their timers. It runs over Redis
+// pub/sub when REDIS_URL is set, else over PostgreSQL LISTEN/NOTIFY when the
+// nodes share a PostgreSQL server. Waking is only a hint: waiters always
+// re-read the database, so a message lost while a connection was down delays
+// but never corrupts.
+import { randomUUID } from "node:crypto";
+import { log } from "../log.ts";
+import { BRIDGED_EVENTS, type EventBus, type EventName } from "./bus.ts";
+
+export interface BridgeTransport {
+  /** "redis" or "postgres", for logs. */
+  readonly name: string;
+  /** The largest message it carries (PostgreSQL's NOTIFY takes under 8000 bytes). */
+  readonly maxMessageBytes?: number;
+  publish(message: string): Promise<void>;
+  subscribe(onMessage: (message: string) => void): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface Bridge {
+  readonly transport: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The message, made to fit the transport: a request's arguments (the only
+ * unbounded part of an event) are left out first, as every listener that needs
+ * them reads the approval anyway. Null when it still does not fit.
+ */
+function fitted(transport: BridgeTransport, message: string, parts: { from: string; name: EventName; payload: unknown }): string | null {
+  const limit = transport.maxMessageBytes;
+  if (!limit || Buffer.byteLength(message) <= limit) return message;
+  const payload = parts.payload as Record<string, unknown>;
+  if (!("args" in payload)) return null;
+  const smaller = JSON.stringify({ ...parts, payload: { ...payload, args: null, argsOmitted: true } });
+  return Buffer.byteLength(smaller) <= limit ? smaller : null;
+}
+
+export async function bridgeBus(bus: EventBus, transport: BridgeTransport): Promise<Bridge> {
+  const nodeId = randomUUID();
+  await transport.subscribe((message) => {
+    try {
+      const { from, name, payload } = JSON.parse(message) as { from: string; name: EventName; payload: never };
+      if (from !== nodeId && BRIDGED_EVENTS.includes(name)) bus.publish(name, payload, "remote");
+    } catch (error) {
+      log.warn(`event bridge (${transport.name}): unreadable message`, error);
+    }
+  });
+
+  const unsubscribers = BRIDGED_EVENTS.map((name) =>
+    bus.on(name, (payload, origin) => {
+      if (origin !== "local") return;
+      const message = fitted(transport, JSON.stringify({ from: nodeId, name, payload }), { from: nodeId, name, payload });
+      if (!message) {
+        log.warn(`event bridge (${transport.name}): ${name} is too large to carry; other nodes learn of it when they next read the database`);
+        return;
+      }
+      transport.publish(message).catch((error) => log.warn(`event bridge (${transport.name}): publish failed`, error));
+    }),
+  );
+
+  return {
+    transport: transport.name,
+    async close() {
+      for (const unsubscribe of unsubscribers) unsubscribe();
+      await transport.close().catch(() => undefined);
+    },
+  };
+}

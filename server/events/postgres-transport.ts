@@ -1,0 +1,69 @@
+// The event bridge over PostgreSQL LISTEN/NOTIFY, for nodes that share a
+// PostgreSQL server and no Redis. One dedicated connection listens and
+// notifies; when it drops, it reconnects with growing waits and listens again.
+import pg from "pg";
+import { log } from "../log.ts";
+import type { BridgeTransport } from "./bridge.ts";
+
+const CHANNEL = "tollgate_events";
+// NOTIFY payloads must be shorter than 8000 bytes.
+const MAX_PAYLOAD_BYTES = 7_900;
+const MAX_RECONNECT_MS = 30_000;
+
+export async function postgresTransport(databaseUrl: string): Promise<BridgeTransport> {
+  let client: pg.Client | undefined;
+  let onMessage: ((message: string) => void) | undefined;
+  let closed = false;
+  let reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+
+  async function connect(): Promise<pg.Client> {
+    const next = new pg.Client({ connectionString: databaseUrl, application_name: "tollgate-events" });
+    next.on("notification", (notification) => {
+      if (notification.channel === CHANNEL && notification.payload) onMessage?.(notification.payload);
+    });
+    next.on("error", (error) => log.warn("event bridge (postgres)", error));
+    next.on("end", () => {
+      if (closed || client !== next) return;
+      client = undefined;
+      log.warn("event bridge (postgres): connection lost; reconnecting");
+      scheduleReconnect(1_000);
+    });
+    await next.connect();
+    await next.query(`LISTEN ${CHANNEL}`);
+    return next;
+  }
+
+  function scheduleReconnect(waitMs: number) {
+    reconnectTimer = setTimeout(() => {
+      connect().then(
+        (next) => {
+          if (closed) return void next.end();
+          client = next;
+          log.info("event bridge (postgres): listening again");
+        },
+        (error: unknown) => {
+          log.warn(`event bridge (postgres): reconnecting failed; trying again in ${Math.min(waitMs * 2, MAX_RECONNECT_MS) / 1000} s`, error);
+          if (!closed) scheduleReconnect(Math.min(waitMs * 2, MAX_RECONNECT_MS));
+        },
+      );
+    }, waitMs);
+  }
+
+  client = await connect();
+  return {
+    name: "postgres",
+    maxMessageBytes: MAX_PAYLOAD_BYTES,
+    async publish(message) {
+      if (!client) throw new Error("not connected (reconnecting)");
+      await client.query("SELECT pg_notify($1, $2)", [CHANNEL, message]);
+    },
+    async subscribe(listener) {
+      onMessage = listener;
+    },
+    async close() {
+      closed = true;
+      clearTimeout(reconnectTimer);
+      await client?.end().catch(() => undefined);
+    },
+  };
+}

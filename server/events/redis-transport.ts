@@ -1,0 +1,22 @@
+// The event bridge over Redis pub/sub: one channel, a publishing and a
+// subscribing connection (Redis reserves a subscribed connection for messages).
+import { createClient } from "redis";
+import { log } from "../log.ts";
+import type { BridgeTransport } from "./bridge.ts";
+
+const CHANNEL = "tollgate:events";
+
+export async function redisTransport(redisUrl: string): Promise<BridgeTransport> {
+  const publisher = createClient({ url: redisUrl });
+  const subscriber = publisher.duplicate();
+  for (const client of [publisher, subscriber]) client.on("error", (error) => log.warn("event bridge (redis)", error));
+  await Promise.all([publisher.connect(), subscriber.connect()]);
+  return {
+    name: "redis",
+    publish: async (message) => void (await publisher.publish(CHANNEL, message)),
+    subscribe: (onMessage) => subscriber.subscribe(CHANNEL, onMessage),
+    async close() {
+      await Promise.all([subscriber.quit(), publisher.quit()].map((closing) => closing.catch(() => undefined)));
+    },
+  };
+}
