@@ -25,6 +25,7 @@ import { escalateDueApprovals, nextEscalation } from "./services/notifications/e
 import { createMailer } from "./net/mailer.ts";
 import { clientAddress, newNonce, refuseTrpcRequest, requestIsHttps, securityHeaders, type MutationCheckOptions, type Refusal } from "./http-security.ts";
 import { log } from "./log.ts";
+import { parseTraceparent } from "./domain/trace-context.ts";
 import { startMetrics } from "./observability/metrics.ts";
 import { checkReadiness } from "./observability/readiness.ts";
 import { readMigrations } from "./db/schema-engine.ts";
@@ -101,6 +102,7 @@ function createTrpcHandler(deps: ServiceDeps, options: TrpcTransportOptions) {
         deps,
         bearerToken: bearerToken(req),
         clientAddress: clientAddress(req, options),
+        traceparent: parseTraceparent(req.headers.traceparent),
         sessionToken: req.headers.cookie ? parseCookie(req.headers.cookie)[SESSION_COOKIE] : undefined,
         setSessionCookie(token, expiresAt) {
           res.appendHeader(

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhook } from "../sdk/index.ts";
 import { agentSdk, operatorClient, type OperatorClient } from "./clients.ts";
 import { AGENT_KEY } from "./harness.ts";
-import { useTestServer, type TestServer } from "./server.ts";
+import { callHttp, useTestServer, type TestServer } from "./server.ts";
 
 let test: TestServer;
 let operator: OperatorClient;
@@ -275,7 +275,7 @@ describe("engine over HTTP", () => {
 describe("webhooks", () => {
   let receiver: Server;
   let receiverUrl: string;
-  const received: { body: string; signature: string | undefined; status: number }[] = [];
+  const received: { body: string; signature: string | undefined; status: number; traceparent?: string }[] = [];
   let failuresLeft = 2;
 
   beforeAll(async () => {
@@ -284,7 +284,7 @@ describe("webhooks", () => {
       req.on("data", (chunk) => (body += chunk));
       req.on("end", () => {
         const status = failuresLeft-- > 0 ? 503 : 200;
-        received.push({ body, signature: req.headers["tollgate-signature"] as string | undefined, status });
+        received.push({ body, signature: req.headers["tollgate-signature"] as string | undefined, status, traceparent: req.headers.traceparent as string | undefined });
         res.writeHead(status).end();
       });
     });
@@ -311,5 +311,26 @@ describe("webhooks", () => {
       (row) => row.status === "DELIVERED",
     );
     expect(delivery).toMatchObject({ status: "DELIVERED", attempts: 3 });
+  });
+
+  it("trace context: the agent's traceparent is kept with its request and sent on with the decision webhook; an invalid one is ignored", async () => {
+    const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    const headers = { authorization: `Bearer ${AGENT_KEY}` };
+    const { sessionId } = (await callHttp(test.url, "session.open", "mutation", {}, headers)).body.result.data;
+    const begun = await callHttp(test.url, "request.begin", "mutation", { sessionId, agent: "traced", resumeUrl: receiverUrl }, { ...headers, traceparent });
+    const { requestId } = begun.body.result.data;
+    const untraced = await callHttp(test.url, "request.begin", "mutation", { sessionId, agent: "traced" }, { ...headers, traceparent: "00-not-a-trace-01" });
+    expect(untraced.status).toBe(200);
+
+    expect((await operator.request.get.query({ requestId })).request.traceparent).toBe(traceparent);
+    expect((await operator.request.get.query({ requestId: untraced.body.result.data.requestId })).request.traceparent).toBeNull();
+
+    const asked = (await callHttp(test.url, "approval.request", "mutation", { requestId, tool: "send", args: {} }, headers)).body.result.data;
+    await operator.approval.decide.mutate({ approvalId: asked.approvalId, action: "approve" });
+    const delivered = await waitFor(
+      async () => received.find((delivery) => delivery.status === 200 && JSON.parse(delivery.body).approvalId === asked.approvalId),
+      (delivery) => delivery !== undefined,
+    );
+    expect(delivered!.traceparent).toBe(traceparent);
   });
 });

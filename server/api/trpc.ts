@@ -18,6 +18,8 @@ export interface TrpcContext {
   sessionToken?: string;
   /** The client's network address (the socket's, or the last proxy hop when proxies are trusted). */
   clientAddress?: string;
+  /** The caller's W3C trace context, when it sent a valid `traceparent` header. */
+  traceparent?: string;
   /** Sets or clears the session cookie on the response (absent under createCaller). */
   setSessionCookie?: (token: string | null, expiresAt?: Date) => void;
 }

@@ -52,7 +52,7 @@ export class WebhookDeliverer {
           requestId: delivery.approval.requestId,
           ...approvalResult(delivery.approval),
         });
-        const sent = secret ? await this.send(delivery.url, delivery.id, secret, body) : { ok: false as const, error: "the request has no agent key to sign with", refused: true };
+        const sent = secret ? await this.send(delivery.url, delivery.id, secret, body, delivery.approval.request.traceparent) : { ok: false as const, error: "the request has no agent key to sign with", refused: true };
         if (sent.ok) {
           await this.deps.prisma.decisionDelivery.update({
             where: { id: delivery.id },
@@ -88,10 +88,12 @@ export class WebhookDeliverer {
   }
 
   /** Sends one attempt through the outbound guard (server/net/outbound.ts). */
-  private send(url: string, deliveryId: string, secret: string, body: string): Promise<OutboundResult> {
+  private send(url: string, deliveryId: string, secret: string, body: string, traceparent: string | null): Promise<OutboundResult> {
     return this.deps.outbound.post(url, {
       headers: {
         "content-type": "application/json",
+        // The agent's trace continues into its resume endpoint.
+        ...(traceparent ? { traceparent } : {}),
         [SIGNATURE_HEADER]: signWebhook(secret, body, Date.now()),
         [DELIVERY_HEADER]: deliveryId,
       },

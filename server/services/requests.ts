@@ -27,6 +27,8 @@ export interface BeginRequestInput {
   input?: unknown;
   idempotencyKey?: string;
   resumeUrl?: string;
+  /** The agent's W3C trace context: kept with the request, sent on with its decision webhook. */
+  traceparent?: string;
 }
 
 export interface BeginRequestResult {
@@ -71,6 +73,7 @@ export async function beginRequest(deps: ServiceDeps, agent: AgentPrincipal, inp
           input: json(input.input),
           idempotencyKey: input.idempotencyKey ?? null,
           resumeUrl: input.resumeUrl ?? null,
+          traceparent: input.traceparent ?? null,
           createdAt: now,
         },
       });

@@ -100,6 +100,7 @@ export async function requestWithChain(deps: ServiceDeps, workspaceId: string, r
       error: request.error ?? null,
       createdAt: request.createdAt.toISOString(),
       endedAt: request.endedAt?.toISOString() ?? null,
+      traceparent: request.traceparent,
     },
     chain: chain.map((link) => ({
       requestId: link.id,

@@ -24,7 +24,7 @@ export const requestRouter = router({
       }),
     )
     .output(z.object({ sessionId: z.string(), taskId: z.string(), requestId: z.string() }))
-    .mutation(({ ctx, input }) => beginRequest(ctx.deps, ctx.agent, input)),
+    .mutation(({ ctx, input }) => beginRequest(ctx.deps, ctx.agent, { ...input, traceparent: ctx.traceparent })),
 
   complete: agentProcedure
     .input(z.object({ requestId: zId("req"), output: zJson(LIMITS.inputBytes).optional() }))

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Request" ADD COLUMN     "traceparent" TEXT;
