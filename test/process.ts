@@ -15,15 +15,23 @@ export interface ServerProcess {
   output(): string;
 }
 
-export async function serverProcess(): Promise<ServerProcess> {
+export interface ServerProcessOptions {
+  /** A PostgreSQL database another node uses too (the caller drops it); else one of its own on PostgreSQL runs. */
+  databaseUrl?: string;
+  /** More environment, e.g. REDIS_URL and a TOLLGATE_SECRET shared by the nodes. */
+  env?: Record<string, string>;
+}
+
+export async function serverProcess(options: ServerProcessOptions = {}): Promise<ServerProcess> {
   const port = await freePort();
   const dataDir = await mkdtemp(path.join(tmpdir(), "tollgate-proc-"));
-  const postgres = TEST_TARGET === "postgres" ? await createEmptyPostgresDatabase() : undefined;
+  const postgres = !options.databaseUrl && TEST_TARGET === "postgres" ? await createEmptyPostgresDatabase() : undefined;
   let child: ChildProcess | undefined;
   let log = "";
   const url = `http://127.0.0.1:${port}`;
   async function kill(signal: NodeJS.Signals): Promise<number | null> {
-    if (!child || child.exitCode !== null) return child?.exitCode ?? null;
+    // Already gone: exited (exitCode) or killed by a signal (signalCode, exitCode stays null).
+    if (!child || child.exitCode !== null || child.signalCode !== null) return child?.exitCode ?? null;
     const exited = new Promise<number | null>((resolve) => child!.once("exit", (code) => resolve(code)));
     child.kill(signal);
     return exited;
@@ -38,7 +46,7 @@ export async function serverProcess(): Promise<ServerProcess> {
           PORT: String(port),
           HOST: "127.0.0.1",
           TOLLGATE_DATA_DIR: dataDir,
-          DATABASE_URL: postgres?.url ?? "",
+          DATABASE_URL: options.databaseUrl ?? postgres?.url ?? "",
           REDIS_URL: "",
           TOLLGATE_ADMIN_EMAIL: ADMIN.email,
           TOLLGATE_ADMIN_PASSWORD: ADMIN.password,
@@ -47,6 +55,7 @@ export async function serverProcess(): Promise<ServerProcess> {
           TOLLGATE_OUTBOUND_ALLOW: "127.0.0.1",
           TOLLGATE_CONSOLE: "off",
           TOLLGATE_LOG_LEVEL: "warn",
+          ...options.env,
         },
         stdio: ["ignore", "pipe", "pipe"],
       });
