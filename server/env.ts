@@ -56,6 +56,9 @@ const envSchema = z.object({
     .default("false")
     .transform((value) => value === "true"),
   TOLLGATE_SESSION_TTL_HOURS: z.coerce.number().positive().default(12),
+  // On SIGTERM, how long /readyz says "not ready" while the node still serves,
+  // so a load balancer stops sending it traffic before it closes.
+  TOLLGATE_DRAIN_SECONDS: z.coerce.number().min(0).max(120).default(0),
   // "off" serves only the API and socket.io (no Next.js console), for API-only nodes.
   TOLLGATE_CONSOLE: z.enum(["on", "off"], { message: 'must be "on" or "off"' }).default("on"),
   TOLLGATE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),

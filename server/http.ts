@@ -57,6 +57,8 @@ export interface RunningServer {
   database: Database;
   deps: ServiceDeps;
   bootstrap: BootstrapResult;
+  /** Says "not ready" on /readyz from now on, so load balancers send new traffic elsewhere; keeps serving. */
+  drain(): void;
   /** Stops accepting, lets in-flight requests finish, then closes the database. */
   close(): Promise<void>;
 }
@@ -338,6 +340,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     database,
     deps,
     bootstrap,
+    drain() {
+      draining = true;
+    },
     close() {
       closing ??= (async () => {
         draining = true;

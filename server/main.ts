@@ -33,13 +33,18 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
-    log.info(`${signal}: finishing in-flight requests, then stopping`);
+    // First out of the load balancer's rotation (still serving), then closed:
+    // long-polls answer, sockets are told to reconnect (to another node), in-flight work finishes.
+    server.drain();
+    const drainMs = env.TOLLGATE_DRAIN_SECONDS * 1000;
+    log.info(`${signal}: ${drainMs ? `not ready for ${env.TOLLGATE_DRAIN_SECONDS} s, then ` : ""}finishing in-flight requests and stopping`);
     const forced = setTimeout(() => {
-      log.warn("shutdown took longer than 20 s; exiting");
+      log.warn("shutdown took longer than 20 s after draining; exiting");
       process.exit(1);
-    }, 20_000);
+    }, drainMs + 20_000);
     forced.unref();
-    server.close().then(
+    const drained = new Promise((resolve) => setTimeout(resolve, drainMs));
+    drained.then(() => server.close()).then(
       () => process.exit(0),
       (error: unknown) => {
         log.error("shutdown failed", error);

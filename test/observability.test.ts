@@ -49,6 +49,21 @@ describe("readiness", () => {
   });
 });
 
+describe("draining", () => {
+  it("readyz: a draining node says so with 503 while it still answers calls", async () => {
+    const spare = await startTestServer();
+    try {
+      spare.server.drain();
+      const response = await fetch(`${spare.url}/readyz`);
+      expect(response.status).toBe(503);
+      expect((await response.json()).checks.draining).toEqual({ ok: false, detail: "shutting down: send new traffic to another node" });
+      expect((await fetch(`${spare.url}/healthz`)).status).toBe(200);
+    } finally {
+      await spare.close();
+    }
+  });
+});
+
 describe("metrics", () => {
   it("metrics: refused without the configured token", async () => {
     expect((await fetch(`${test.url}/metrics`)).status).toBe(401);
