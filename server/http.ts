@@ -218,6 +218,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 
   const metrics = startMetrics(deps, bus);
   deps.metrics = metrics;
+  database.onStatement(metrics.observeStatement);
   // Procedure names label the call metrics; anything else is "unknown", so a caller cannot grow the label set.
   const procedures = new Set(Object.keys(appRouter._def.procedures));
   const procedureLabel = (path: string) => (path.includes(",") ? "batch" : procedures.has(path) ? path : "unknown");

@@ -99,6 +99,8 @@ describe("metrics", () => {
     expect(sample(after, requested)).toBe(sample(before, requested) + 1);
     expect(sample(after, `tollgate_approvals_pending{workspace="${workspace}"}`)).toBe(sample(before, `tollgate_approvals_pending{workspace="${workspace}"}`));
     expect(after).toMatch(/^tollgate_process_nodejs_eventloop_lag_seconds /m);
+    const statementsInTransactions = 'tollgate_database_statement_duration_seconds_count{kind="query",in_transaction="true"}';
+    expect(sample(after, statementsInTransactions)).toBeGreaterThan(sample(before, statementsInTransactions));
 
     // A caller cannot grow the label set with made-up procedure names.
     await fetch(`${test.url}/api/trpc/no.such.procedure${"x".repeat(20)}`);

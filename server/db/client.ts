@@ -8,6 +8,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import pg from "pg";
 import { PrismaClient } from "./generated/client.ts";
 import { applyMigrations } from "./schema-engine.ts";
+import { timedAdapterFactory, type StatementListener } from "./timed-adapter.ts";
 
 export type { PrismaClient };
 export type DatabaseTarget = "embedded" | "postgres";
@@ -20,6 +21,8 @@ export interface Database {
   adapterFactory: SqlMigrationAwareDriverAdapterFactory;
   /** The factory to apply migrations with (see postgresForMigrations). */
   migrationFactory: SqlMigrationAwareDriverAdapterFactory;
+  /** Hears the duration of every statement the application sends (the metrics listen). */
+  onStatement(listener: StatementListener): void;
   close(): Promise<void>;
 }
 
@@ -93,9 +96,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 
   if (options.migrate !== false) await applyMigrations(migrationFactory);
 
-  const prisma = new PrismaClient({ adapter: adapterFactory });
+  let statementListener: StatementListener | undefined;
+  const prisma = new PrismaClient({ adapter: timedAdapterFactory(adapterFactory, () => statementListener) });
   return {
     prisma,
+    onStatement(listener) {
+      statementListener = listener;
+    },
     target,
     location,
     adapterFactory,

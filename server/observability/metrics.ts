@@ -1,6 +1,7 @@
 // Prometheus metrics of one node (prom-client): approvals waiting, decisions
-// by outcome and by who decided, time to decision, API call durations, pushes
-// to waiting agents, and the process's own (event-loop lag, memory, GC).
+// by outcome and by who decided, time to decision, API call and database
+// statement durations, pushes to waiting agents, and the process's own
+// (event-loop lag, memory, GC).
 // Each server has its own registry, so several servers in one process (tests)
 // do not share counters.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
@@ -13,6 +14,8 @@ export interface Metrics {
   observeCall(procedure: string, status: number, seconds: number): void;
   /** A decision handed to a waiting agent: over its socket, a long-poll or the event stream. */
   countPush(channel: "socket" | "long-poll" | "stream"): void;
+  /** One statement sent to the database (see server/db/timed-adapter.ts). */
+  observeStatement(kind: "query" | "execute", seconds: number, inTransaction: boolean): void;
   stop(): void;
 }
 
@@ -56,6 +59,13 @@ export function startMetrics(deps: Pick<ServiceDeps, "prisma">, bus: EventBus): 
     buckets: CALL_BUCKETS,
     registers: [registry],
   });
+  const statements = new Histogram({
+    name: "tollgate_database_statement_duration_seconds",
+    help: "Statements this node sent to the database, by kind (query: rows back; execute: a count back) and whether inside a transaction",
+    labelNames: ["kind", "in_transaction"],
+    buckets: CALL_BUCKETS,
+    registers: [registry],
+  });
   const pushes = new Counter({
     name: "tollgate_decision_pushes_total",
     help: "Decisions handed to waiting agents by this node, by channel",
@@ -77,6 +87,7 @@ export function startMetrics(deps: Pick<ServiceDeps, "prisma">, bus: EventBus): 
     registry,
     observeCall: (procedure, status, seconds) => calls.observe({ procedure, status: String(status) }, seconds),
     countPush: (channel) => pushes.inc({ channel }),
+    observeStatement: (kind, seconds, inTransaction) => statements.observe({ kind, in_transaction: String(inTransaction) }, seconds),
     stop: unsubscribe,
   };
 }
