@@ -27,6 +27,7 @@ import { clientAddress, newNonce, refuseTrpcRequest, requestIsHttps, securityHea
 import { log } from "./log.ts";
 import { parseTraceparent } from "./domain/trace-context.ts";
 import { startMetrics } from "./observability/metrics.ts";
+import { sealStoredWebhookSecrets } from "./services/agent-keys/agent-key-rows.ts";
 import { checkReadiness } from "./observability/readiness.ts";
 import { readMigrations } from "./db/schema-engine.ts";
 import { attachRealtime, type Realtime } from "./realtime/socket.ts";
@@ -199,6 +200,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     adminPassword: env.TOLLGATE_ADMIN_PASSWORD,
     agentKey: env.TOLLGATE_AGENT_KEY,
   });
+  const resealed = await sealStoredWebhookSecrets(deps);
+  if (resealed) log.info(`sealed the webhook secrets of ${resealed} agent keys stored before they were sealed`);
   // Keyed by the workspace: the nodes of one deployment share counters, other
   // deployments (or test servers) on the same Redis do not.
   deps.loginThrottle = createLoginThrottle({ redis: throttleRedis, keyPrefix: `tollgate:${bootstrap.workspaceId}:login`, now: () => deps.now() });

@@ -124,6 +124,24 @@ for (const [transport, redisUrl] of [
       expect((await operatorA.audit.list.query({ subjectId: asked.approvalId })).items).toHaveLength(1);
     });
 
+    it("multi-node: revoking an agent key on node A refuses its very next call on node B, where it was cached, and closes its socket there", async () => {
+      const [a, b] = nodes();
+      const { id, key } = await (await operatorClient(a.url)).agentKey.create.mutate({ name: "revoked-across-nodes" });
+      const onB = agentSdk(b.url, key);
+      await onB.openSession({});
+      const socket = io(b.url, { auth: { agentKey: key }, transports: ["websocket"], reconnection: false });
+      await new Promise<void>((resolve, reject) => {
+        socket.once("connect", () => resolve());
+        socket.once("connect_error", reject);
+      });
+      const closed = new Promise<string>((resolve) => socket.once("disconnect", resolve));
+      await (await operatorClient(a.url)).agentKey.revoke.mutate({ keyId: id });
+      // Node B heard of it: it closed the socket; the cached key is gone with it.
+      expect(await closed).toBe("io server disconnect");
+      await expect(onB.openSession({})).rejects.toMatchObject({ data: { code: "UNAUTHORIZED" } });
+      onB.close();
+    });
+
     it("multi-node: logging out on node B closes that session's socket held by node A", async () => {
       const [a, b] = nodes();
       const { socket, cookie } = await operatorSocket(a.url);

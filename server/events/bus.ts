@@ -57,6 +57,8 @@ export interface TollgateEvents {
   "session:updated": { workspaceId: string; sessionId: string };
   "state:saved": { workspaceId: string; sessionId: string; taskId: string; version: number };
   "audit:appended": { workspaceId: string; seq: number };
+  /** An agent key was revoked or its trust changed: every node drops it from its cache, and closes its sockets if revoked (not forwarded to browsers). */
+  "agent-key:changed": { workspaceId: string; agentKeyId: string; keyHash: string; revoked: boolean };
   /** An operator session was logged out or revoked (not forwarded to browsers). */
   "operator:session-ended": { workspaceId: string; sessionId: string };
 }
@@ -100,4 +102,4 @@ export const EVENT_NAMES: EventName[] = [
 ];
 
 /** Events every node hears from the others (see bridge.ts): the console's, and the ones that end access. */
-export const BRIDGED_EVENTS: EventName[] = [...EVENT_NAMES, "operator:session-ended"];
+export const BRIDGED_EVENTS: EventName[] = [...EVENT_NAMES, "operator:session-ended", "agent-key:changed"];

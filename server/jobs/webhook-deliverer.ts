@@ -2,6 +2,7 @@
 // key's webhook secret, retrying with backoff until a 2xx answer. Deliveries
 // are rows in the database, so a restart resumes them (invariant 7); claiming
 // a row is a conditional write, so two nodes do not send the same attempt.
+import { openWebhookSecret } from "../services/agent-keys/agent-key-rows.ts";
 import { DELIVERY_HEADER, MAX_DELIVERY_ATTEMPTS, retryDelayMs, SIGNATURE_HEADER, signWebhook } from "../domain/webhook.ts";
 import { approvalResult } from "../services/approvals/approval-views.ts";
 import type { ServiceDeps } from "../services/deps.ts";
@@ -35,7 +36,7 @@ export class WebhookDeliverer {
       where: { status: "PENDING", nextAttemptAt: { lte: now } },
       orderBy: { nextAttemptAt: "asc" },
       take: 20,
-      include: { approval: { include: { request: { include: { agentKey: { select: { webhookSecret: true } } } } } } },
+      include: { approval: { include: { request: { include: { agentKey: { select: { id: true, webhookSecret: true } } } } } } },
     });
     await Promise.all(
       due.map(async (delivery) => {
@@ -45,14 +46,15 @@ export class WebhookDeliverer {
         });
         if (claimed.count === 0) return;
         const attempts = delivery.attempts + 1;
-        const secret = delivery.approval.request.agentKey?.webhookSecret;
+        const agentKey = delivery.approval.request.agentKey;
+        const secret = agentKey ? openWebhookSecret(this.deps, agentKey.id, agentKey.webhookSecret) : undefined;
         const body = JSON.stringify({
           type: "approval.decided",
           deliveryId: delivery.id,
           requestId: delivery.approval.requestId,
           ...approvalResult(delivery.approval),
         });
-        const sent = secret ? await this.send(delivery.url, delivery.id, secret, body, delivery.approval.request.traceparent) : { ok: false as const, error: "the request has no agent key to sign with", refused: true };
+        const sent = secret ? await this.send(delivery.url, delivery.id, secret, body, delivery.approval.request.traceparent) : { ok: false as const, error: agentKey ? "the agent key's webhook secret cannot be opened with this server's TOLLGATE_SECRET" : "the request has no agent key to sign with", refused: true };
         if (sent.ok) {
           await this.deps.prisma.decisionDelivery.update({
             where: { id: delivery.id },

@@ -85,6 +85,11 @@ export async function attachRealtime(httpServer: HttpServer, deps: ServiceDeps, 
     io.in(rooms.operatorSession(sessionId)).disconnectSockets(true);
   });
 
+  // A revoked agent key: every node closes the connections it holds for it.
+  const unsubscribeRevoked = deps.bus.on("agent-key:changed", ({ agentKeyId, revoked }) => {
+    if (revoked) io.in(rooms.agentKey(agentKeyId)).disconnectSockets(true);
+  });
+
   const unsubscribers = EVENT_NAMES.map((name) =>
     deps.bus.on(name, (payload: TollgateEvents[typeof name]) => {
       const { workspaceId, ...rest } = payload as { workspaceId: string };
@@ -106,6 +111,7 @@ export async function attachRealtime(httpServer: HttpServer, deps: ServiceDeps, 
       for (const unsubscribe of unsubscribers) unsubscribe();
       unsubscribeDecisions();
       unsubscribeEnded();
+      unsubscribeRevoked();
       await new Promise<void>((resolve) => io.close(() => resolve()));
     },
   };

@@ -2,7 +2,9 @@
 // Passwords are hashed with argon2id; tokens and keys are random and stored as SHA-256.
 import { createHash, randomBytes } from "node:crypto";
 import { hash as argon2Hash, verify as argon2Verify } from "@node-rs/argon2";
+import { agentKeyShape } from "../domain/agent-key-format.ts";
 import { DomainError } from "../domain/errors.ts";
+import { log } from "../log.ts";
 import { newId } from "../domain/ids.ts";
 import type { AgentPrincipal, OperatorPrincipal } from "../domain/principal.ts";
 import { SYSTEM_ACTOR } from "./audit.ts";
@@ -137,13 +139,16 @@ export async function logout(deps: ServiceDeps, principal: OperatorPrincipal): P
 }
 
 // Agent calls are the hot path: a verified key is remembered briefly so that
-// every call does not cost a database round trip. Revocation takes effect
-// within AGENT_KEY_CACHE_MS; a change of trust at once on the node that made it
-// (forgetAgentKey), within AGENT_KEY_CACHE_MS on the others.
+// every call does not cost a database round trip. A revocation or a change of
+// trust drops the key from every node's cache at once (the agent-key:changed
+// event, carried between nodes by the event bridge); the cache time bounds it
+// only if that event is lost.
 const AGENT_KEY_CACHE_MS = 5_000;
 export type AgentKeyCache = Map<string, { principal: AgentPrincipal; until: number }>;
 
 export async function authenticateAgent(deps: ServiceDeps, key: string): Promise<AgentPrincipal | null> {
+  // A key of the current format whose checksum does not match was mistyped or made up: no lookup.
+  if (agentKeyShape(key) === "corrupt") return null;
   const keyHash = sha256(key);
   const agentKeyCache = deps.agentKeyCache;
   const cached = agentKeyCache.get(keyHash);
@@ -163,10 +168,19 @@ export async function authenticateAgent(deps: ServiceDeps, key: string): Promise
   };
   if (agentKeyCache.size > 10_000) agentKeyCache.clear();
   agentKeyCache.set(keyHash, { principal, until: nowMs + AGENT_KEY_CACHE_MS });
+  noteKeyUse(deps, record.id, record.lastUsedAt);
   return principal;
 }
 
-/** Drops a key's cached principal, so its next call reads the key again. */
-export function forgetAgentKey(deps: ServiceDeps, keyHash: string): void {
-  deps.agentKeyCache.delete(keyHash);
+/** Last use is kept to the minute; the write is off the call's path and at most once a minute per key. */
+const LAST_USE_RESOLUTION_MS = 60_000;
+
+function noteKeyUse(deps: ServiceDeps, keyId: string, lastUsedAt: Date | null): void {
+  const now = deps.now();
+  if (lastUsedAt && now.getTime() - lastUsedAt.getTime() < LAST_USE_RESOLUTION_MS) return;
+  const stale = new Date(now.getTime() - LAST_USE_RESOLUTION_MS);
+  deps.prisma.agentKey
+    .updateMany({ where: { id: keyId, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: stale } }] }, data: { lastUsedAt: now } })
+    .catch((error: unknown) => log.warn(`could not record the last use of agent key ${keyId}`, error));
 }
+

@@ -1,6 +1,8 @@
 // First start on an empty database: the workspace, the first admin and the
 // first agent key. Values missing from the environment are generated and
 // returned once so the server can print them.
+import { agentKeyPrefixOf, newAgentKey } from "../domain/agent-key-format.ts";
+import { sealWebhookSecret } from "./agent-keys/agent-key-rows.ts";
 import { randomBytes } from "node:crypto";
 import { newId } from "../domain/ids.ts";
 import { webhookSecretFor } from "../domain/webhook.ts";
@@ -31,7 +33,7 @@ export async function bootstrapWorkspace(deps: ServiceDeps, options: BootstrapOp
   const workspaceId = newId("ws");
   const adminEmail = (options.adminEmail ?? "admin@tollgate.local").toLowerCase();
   const adminPassword = options.adminPassword ?? randomBytes(12).toString("base64url");
-  const agentKey = options.agentKey ?? randomToken("tgk");
+  const agentKey = options.agentKey ?? newAgentKey();
   const passwordHash = await hashPassword(adminPassword);
 
   await deps.prisma.$transaction(async (tx) => {
@@ -51,14 +53,14 @@ export async function bootstrapWorkspace(deps: ServiceDeps, options: BootstrapOp
         workspaceId,
         name: "bootstrap",
         keyHash: sha256(agentKey),
-        keyPrefix: agentKey.slice(0, 8),
-        webhookSecret: webhookSecretFor(agentKey),
+        keyPrefix: agentKeyPrefixOf(agentKey),
+        webhookSecret: sealWebhookSecret(deps, keyId, webhookSecretFor(agentKey)),
         createdAt: now,
       },
     });
     await deps.audit.append(tx, workspaceId, { actor: SYSTEM_ACTOR, action: "workspace.created", subjectType: "workspace", subjectId: workspaceId, data: { name: options.workspaceName } }, now);
     await deps.audit.append(tx, workspaceId, { actor: SYSTEM_ACTOR, action: "operator.created", subjectType: "operator", subjectId: adminId, data: { email: adminEmail, role: "ADMIN" } }, now);
-    await deps.audit.append(tx, workspaceId, { actor: SYSTEM_ACTOR, action: "agent_key.created", subjectType: "agent_key", subjectId: keyId, data: { name: "bootstrap", prefix: agentKey.slice(0, 8) } }, now);
+    await deps.audit.append(tx, workspaceId, { actor: SYSTEM_ACTOR, action: "agent_key.created", subjectType: "agent_key", subjectId: keyId, data: { name: "bootstrap", prefix: agentKeyPrefixOf(agentKey) } }, now);
   });
 
   const winner = await deps.prisma.workspace.findFirstOrThrow({ orderBy: { createdAt: "asc" } });

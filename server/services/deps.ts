@@ -40,6 +40,8 @@ export interface ServiceDeps {
   channelCache: ChannelCache;
   /** Email out (TOLLGATE_SMTP_URL); absent: no email channel can send. */
   mailer?: Mailer;
+  /** Seals the agent keys' decision-webhook signing secrets. */
+  webhookSecrets: SecretBox;
   /** Seals the notification channels' URLs and signing secrets. */
   channelSecrets: SecretBox;
   /** How long after an agent was last seen waiting an approval counts as having no one waiting. */
@@ -91,10 +93,13 @@ export function createServiceDeps(
     channelCache: new Map(),
     ...(options.mailer ? { mailer: options.mailer } : {}),
     channelSecrets: new SecretBox(secret, "notification channel secrets v1"),
+    webhookSecrets: new SecretBox(secret, "agent key webhook secrets v1"),
     publicUrl: options.publicUrl ?? (() => "http://localhost:3000"),
     agentLivenessMs: options.agentLivenessMs ?? 90_000,
     shutdown: options.shutdown ?? new AbortController().signal,
   };
+  // A key revoked or changed on any node is read again on this one at its next call.
+  bus.on("agent-key:changed", ({ keyHash }) => deps.agentKeyCache.delete(keyHash));
   return deps;
 }
 

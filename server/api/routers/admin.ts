@@ -2,7 +2,11 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { TRUST_LIMITS } from "../../domain/authority.ts";
-import { createAgentKey, createOperator, setOperatorGroups, listAgentKeys, listOperators, revokeAgentKey, setAgentKeyTrust } from "../../services/operators.ts";
+import { createAgentKey } from "../../services/agent-keys/create-agent-key.ts";
+import { listAgentKeys } from "../../services/agent-keys/list-agent-keys.ts";
+import { revokeAgentKey } from "../../services/agent-keys/revoke-agent-key.ts";
+import { setAgentKeyTrust } from "../../services/agent-keys/set-agent-key-trust.ts";
+import { createOperator, listOperators, setOperatorGroups } from "../../services/operators.ts";
 import { zId, zName } from "../schemas.ts";
 import { adminProcedure, operatorProcedure, router } from "../trpc.ts";
 
