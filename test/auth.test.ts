@@ -58,7 +58,7 @@ describe("authentication", () => {
 
   it("script tokens: an operator token works as a bearer token", async () => {
     const operator = await operatorCaller(app.deps);
-    const { token } = await operator.auth.createToken({ ttlHours: 1 });
+    const { token } = await operator.auth.createToken({ name: "deploy", ttlHours: 1, password: ADMIN.password });
     expect(await callerWith(app.deps, { bearerToken: token }).auth.me()).toMatchObject({ operator: { email: ADMIN.email } });
   });
 

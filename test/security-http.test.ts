@@ -207,7 +207,7 @@ describe("cross-site requests", () => {
   it("csrf: a cookie mutation needs the console's own origin (Origin or Sec-Fetch-Site), else 403", async () => {
     const cookie = await sessionCookie(test.url);
     const call = (headers: Record<string, string>) =>
-      fetch(`${test.url}/api/trpc/auth.createToken`, { method: "POST", headers: { cookie, "content-type": "application/json", ...headers }, body: JSON.stringify({ ttlHours: 1 }) });
+      fetch(`${test.url}/api/trpc/auth.createToken`, { method: "POST", headers: { cookie, "content-type": "application/json", ...headers }, body: JSON.stringify({ ttlHours: 1, password: ADMIN.password }) });
 
     const missing = await call({});
     expect(missing.status).toBe(403);
@@ -224,8 +224,8 @@ describe("cross-site requests", () => {
 
   it("csrf: bearer calls (agent key, operator token) from other services need no Origin", async () => {
     expect((await callHttp(test.url, "session.open", "mutation", { title: "service" }, agent)).status).toBe(200);
-    const { token } = await admin.auth.createToken.mutate({ ttlHours: 1 });
-    const tokenCall = await callHttp(test.url, "auth.createToken", "mutation", { ttlHours: 1 }, { authorization: `Bearer ${token}` });
+    const { token } = await admin.auth.createToken.mutate({ ttlHours: 1, password: ADMIN.password });
+    const tokenCall = await callHttp(test.url, "auth.createToken", "mutation", { ttlHours: 1, password: ADMIN.password }, { authorization: `Bearer ${token}` });
     expect(tokenCall.status).toBe(200);
   });
 

@@ -106,11 +106,6 @@ async function issueOperatorSession(
   return { token, expiresAt };
 }
 
-/** A long-lived token for scripts, used as `Authorization: Bearer <token>`. */
-export function issueOperatorToken(deps: ServiceDeps, principal: OperatorPrincipal, ttlHours: number) {
-  return issueOperatorSession(deps, principal.operatorId, principal.workspaceId, "TOKEN", ttlHours);
-}
-
 export async function authenticateOperator(deps: ServiceDeps, token: string): Promise<OperatorPrincipal | null> {
   const session = await deps.prisma.operatorSession.findUnique({
     where: { tokenHash: sha256(token) },

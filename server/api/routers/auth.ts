@@ -1,7 +1,12 @@
 // Operator login, logout, the current operator, and script tokens.
 import { z } from "zod";
-import { issueOperatorToken, login, logout } from "../../services/auth.ts";
-import { operatorProcedure, publicProcedure, router } from "../trpc.ts";
+import { login, logout } from "../../services/auth.ts";
+import { createToken } from "../../services/tokens/create-token.ts";
+import { listTokens } from "../../services/tokens/list-tokens.ts";
+import { revokeToken } from "../../services/tokens/revoke-token.ts";
+import { setTokenLimit, tokenLimit } from "../../services/tokens/token-limit.ts";
+import { zId } from "../schemas.ts";
+import { adminProcedure, operatorProcedure, publicProcedure, router } from "../trpc.ts";
 
 const zOperator = z.object({
   id: z.string(),
@@ -30,12 +35,30 @@ export const authRouter = router({
     operator: { id: ctx.operator.operatorId, email: ctx.operator.email, name: ctx.operator.name, role: ctx.operator.role },
   })),
 
-  /** A bearer token for scripts; shown once. */
+  /** A bearer token for scripts: needs the password again, named, capped by the workspace, shown once. */
   createToken: operatorProcedure
-    .input(z.object({ ttlHours: z.number().int().min(1).max(24 * 365).default(24 * 30) }))
-    .output(z.object({ token: z.string(), expiresAt: z.string() }))
-    .mutation(async ({ ctx, input }) => {
-      const issued = await issueOperatorToken(ctx.deps, ctx.operator, input.ttlHours);
-      return { token: issued.token, expiresAt: issued.expiresAt.toISOString() };
-    }),
+    .input(
+      z.object({
+        name: z.string().trim().min(1, "name the token (what uses it)").max(100).default("script"),
+        ttlHours: z.number().int().min(1).max(24 * 365).optional(),
+        password: z.string().min(1, "enter your password again to mint a token").max(1024),
+      }),
+    )
+    .output(z.object({ id: z.string(), name: z.string(), token: z.string(), expiresAt: z.string() }))
+    .mutation(({ ctx, input }) => createToken(ctx.deps, ctx.operator, input, { address: ctx.clientAddress })),
+
+  /** The caller's tokens; `everyone` (admins): every operator's in the workspace. */
+  tokens: operatorProcedure
+    .input(z.object({ everyone: z.boolean().default(false) }).default({ everyone: false }))
+    .query(({ ctx, input }) => listTokens(ctx.deps, ctx.operator, input)),
+
+  revokeToken: operatorProcedure
+    .input(z.object({ tokenId: zId("ops") }))
+    .mutation(({ ctx, input }) => revokeToken(ctx.deps, ctx.operator, input.tokenId)),
+
+  tokenLimit: operatorProcedure.query(({ ctx }) => tokenLimit(ctx.deps, ctx.operator.workspaceId)),
+
+  setTokenLimit: adminProcedure
+    .input(z.object({ maxTokenHours: z.number().int().min(1, "at least 1 hour").max(24 * 365, "at most a year (8760 hours)") }))
+    .mutation(({ ctx, input }) => setTokenLimit(ctx.deps, ctx.operator, input.maxTokenHours)),
 });
