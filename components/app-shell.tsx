@@ -48,6 +48,7 @@ const NAV = [
   { href: "/sessions", label: "Sessions", match: (path: string) => path.startsWith("/sessions") },
   { href: "/policies", label: "Policies", match: (path: string) => path.startsWith("/policies") },
   { href: "/notifications", label: "Notifications", match: (path: string) => path.startsWith("/notifications") },
+  { href: "/access", label: "Access", match: (path: string) => path.startsWith("/access") },
   { href: "/audit", label: "Audit log", match: (path: string) => path.startsWith("/audit") },
 ];
 

@@ -1,0 +1,26 @@
+"use client";
+// The Access page: agent keys (admins create and revoke; operators see them)
+// and script tokens (everyone mints and revokes their own; admins everyone's).
+// A new key or token is shown once, here, and never again.
+import { useOperator } from "../app-shell";
+import { AgentKeys } from "./agent-keys";
+import { Tokens } from "./tokens";
+
+export function AccessPage() {
+  const operator = useOperator();
+  return (
+    <div className="mx-auto max-w-6xl space-y-4">
+      <div className="min-w-0">
+        <h1 className="text-lg font-semibold">Access</h1>
+        <p className="text-sm text-slate-600">
+          Agent services call Tollgate with an agent key; scripts act as an operator with a token. Each is shown once when created and can be revoked here: access
+          ends at once, on every node.
+        </p>
+      </div>
+      <div className="grid grid-cols-1 items-start gap-4 lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]">
+        {operator.role === "VIEWER" ? null : <AgentKeys canEdit={operator.role === "ADMIN"} />}
+        <Tokens isAdmin={operator.role === "ADMIN"} />
+      </div>
+    </div>
+  );
+}
