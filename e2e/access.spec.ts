@@ -65,3 +65,31 @@ for (const [label, viewport] of [
     expect(await bearerStatus("auth.me", token)).toBe(401);
   });
 }
+
+test("an admin adds an approver, changes their role, and disabling them ends their open console at once", async ({ page, browser }, testInfo) => {
+  await logIn(page, undefined, undefined, "/access");
+  const email = `${unique("approver")}@example.com`.toLowerCase();
+  const form = page.getByRole("form", { name: "Add a person" });
+  await form.getByLabel("Email").fill(email);
+  await form.getByLabel("Name").fill("Ana Approver");
+  await form.getByLabel("Role").selectOption("OPERATOR");
+  await form.getByLabel("First password").fill("ana's first password");
+  await form.getByRole("button", { name: "Add" }).click();
+  const row = page.getByTestId("person").filter({ hasText: email });
+  await expect(row.getByLabel(`Role of ${email}`)).toHaveValue("OPERATOR");
+
+  const theirs = await browser.newContext();
+  const theirPage = await theirs.newPage();
+  await logIn(theirPage, email, "ana's first password");
+  await expect(theirPage.getByText("Live")).toBeVisible();
+
+  await row.getByLabel(`Role of ${email}`).selectOption("VIEWER");
+  await expect(row.getByLabel(`Role of ${email}`)).toHaveValue("VIEWER");
+  await row.getByRole("button", { name: `Disable ${email}` }).click();
+  await row.getByRole("alertdialog").getByRole("button", { name: "Yes, disable" }).click();
+  await expect(row).toContainText("disabled");
+  // Their console hears its connection closed and goes to the login page.
+  await expect(theirPage).toHaveURL(/\/login/, { timeout: 10_000 });
+  await finalScreenshot(page, testInfo, "people");
+  await theirs.close();
+});

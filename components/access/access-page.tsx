@@ -1,9 +1,11 @@
 "use client";
-// The Access page: agent keys (admins create and revoke; operators see them)
-// and script tokens (everyone mints and revokes their own; admins everyone's).
+// The Access page: agent keys (admins create and revoke; operators see them),
+// script tokens (everyone mints and revokes their own; admins everyone's), and
+// for admins the workspace's people (roles, disabling, new passwords).
 // A new key or token is shown once, here, and never again.
 import { useOperator } from "../app-shell";
 import { AgentKeys } from "./agent-keys";
+import { People } from "./people";
 import { Tokens } from "./tokens";
 
 export function AccessPage() {
@@ -20,6 +22,7 @@ export function AccessPage() {
       <div className="grid grid-cols-1 items-start gap-4 lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]">
         {operator.role === "VIEWER" ? null : <AgentKeys canEdit={operator.role === "ADMIN"} />}
         <Tokens isAdmin={operator.role === "ADMIN"} />
+        {operator.role === "ADMIN" ? <People selfId={operator.id} /> : null}
       </div>
     </div>
   );

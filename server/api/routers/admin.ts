@@ -7,6 +7,7 @@ import { listAgentKeys } from "../../services/agent-keys/list-agent-keys.ts";
 import { revokeAgentKey } from "../../services/agent-keys/revoke-agent-key.ts";
 import { setAgentKeyTrust } from "../../services/agent-keys/set-agent-key-trust.ts";
 import { createOperator, listOperators, setOperatorGroups } from "../../services/operators.ts";
+import { resetOperatorPassword, setOperatorDisabled, setOperatorRole } from "../../services/people/change-operator.ts";
 import { zId, zName } from "../schemas.ts";
 import { adminProcedure, operatorProcedure, router } from "../trpc.ts";
 
@@ -37,6 +38,21 @@ export const operatorRouter = router({
       }),
     )
     .mutation(({ ctx, input }) => createOperator(ctx.deps, ctx.operator, input)),
+
+  /** Changes an operator's role at once (their next call runs with it); the workspace keeps an enabled admin. */
+  setRole: adminProcedure
+    .input(z.object({ operatorId: zId("op"), role: z.enum(["ADMIN", "OPERATOR", "VIEWER"]) }))
+    .mutation(({ ctx, input }) => setOperatorRole(ctx.deps, ctx.operator, input.operatorId, input.role)),
+
+  /** Disabling ends every session and token of theirs at once, sockets included; enabling lets them sign in again. */
+  setDisabled: adminProcedure
+    .input(z.object({ operatorId: zId("op"), disabled: z.boolean() }))
+    .mutation(({ ctx, input }) => setOperatorDisabled(ctx.deps, ctx.operator, input.operatorId, input.disabled)),
+
+  /** Sets a new password; every session and token of theirs ends. */
+  resetPassword: adminProcedure
+    .input(z.object({ operatorId: zId("op"), password: z.string().min(8, "must be at least 8 characters").max(1024) }))
+    .mutation(({ ctx, input }) => resetOperatorPassword(ctx.deps, ctx.operator, input.operatorId, input.password)),
 
   /** Replaces an operator's groups: approvals routed to a group ask its members. */
   setGroups: adminProcedure
