@@ -1,10 +1,12 @@
 // Every procedure of the API, fed hostile input over real HTTP, as an agent
-// and as an admin: random JSON, and objects with the fields procedures take
-// holding lone surrogates, huge or deeply nested values, prototype keys and
-// ids of the wrong kind. Never a 5xx; every refusal says what was wrong; the
-// audit chain stays intact. Procedures are read from the router, so a new one
-// is fuzzed without anyone adding it here. Reproduce a failure with the seed
-// fast-check prints (FUZZ_SEED=<seed>).
+// and as an admin: mostly inputs built from the procedure's own zod schema
+// (the right fields, real ids, any Unicode, and now and then a lone surrogate,
+// a huge or deeply nested value, a prototype key or a value of the wrong
+// kind), and some shapeless JSON. Never a 5xx; every refusal says what was
+// wrong; the audit chain stays intact. Procedures are read from the router, so
+// a new one is fuzzed without anyone adding it here. Reproduce a failure with
+// the seed it prints (FUZZ_SEED=<seed>); FUZZ_CASES sets the runs per
+// procedure and principal (25).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { appRouter } from "../server/api/router.ts";
