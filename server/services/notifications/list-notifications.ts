@@ -1,4 +1,5 @@
 // Reads for the console: a workspace's channels, and what was sent about an approval.
+import { notFound } from "../../domain/errors.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { SMTP_DEFAULT_CHANNEL } from "./announce.ts";
 import { channelView } from "./channel-views.ts";
@@ -10,6 +11,9 @@ export async function listChannels(deps: ServiceDeps, workspaceId: string) {
 
 /** "emailed ops@… at 12:03, delivered": every announcement of an approval, oldest first. */
 export async function notificationsOf(deps: ServiceDeps, workspaceId: string, approvalId: string) {
+  // Another workspace's approval (or none) is NOT_FOUND, not an empty list that confirms nothing.
+  const approval = await deps.prisma.approval.findFirst({ where: { id: approvalId, workspaceId }, select: { id: true } });
+  if (!approval) throw notFound("approval", approvalId);
   const rows = await deps.prisma.notification.findMany({
     where: { workspaceId, approvalId },
     include: { channel: { select: { name: true } } },
