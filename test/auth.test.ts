@@ -13,7 +13,9 @@ describe("authentication", () => {
     expect(await db.prisma.workspace.count()).toBe(1);
     const admin = await db.prisma.operator.findFirstOrThrow();
     expect(admin).toMatchObject({ email: ADMIN.email, role: "ADMIN" });
-    expect(admin.passwordHash).toMatch(/^\$argon2id\$/);
+    const account = await db.prisma.account.findUniqueOrThrow({ where: { id: admin.accountId } });
+    expect(account).toMatchObject({ email: ADMIN.email });
+    expect(account.passwordHash).toMatch(/^\$argon2id\$/);
     const key = await db.prisma.agentKey.findFirstOrThrow();
     expect(key.keyHash).toMatch(/^[0-9a-f]{64}$/);
     expect(await db.prisma.auditEntry.count()).toBe(3);
@@ -78,8 +80,10 @@ describe("authentication", () => {
     await agentCaller(app.deps).session.open({ title: "mine" });
     const otherWorkspace = newId("ws");
     await db.prisma.workspace.create({ data: { id: otherWorkspace, name: "other" } });
+    const accountId = newId("acc");
+    await db.prisma.account.create({ data: { id: accountId, email: "other@example.com", passwordHash: await hashPassword("other password") } });
     await db.prisma.operator.create({
-      data: { id: newId("op"), workspaceId: otherWorkspace, email: "other@example.com", name: "Other", role: "ADMIN", passwordHash: await hashPassword("other password") },
+      data: { id: newId("op"), workspaceId: otherWorkspace, accountId, email: "other@example.com", name: "Other", role: "ADMIN" },
     });
     const other = await operatorCaller(app.deps, { email: "other@example.com", password: "other password" });
     expect((await other.session.list({})).items).toEqual([]);

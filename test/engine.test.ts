@@ -183,8 +183,9 @@ describe("decisions", () => {
   it("decision: a viewer may not decide (FORBIDDEN)", async () => {
     const { asked } = await pendingApproval();
     const { hashPassword } = await import("../server/services/auth.ts");
+    await db.prisma.account.create({ data: { id: "acc_viewer", email: "viewer@example.com", passwordHash: await hashPassword("viewer password") } });
     await db.prisma.operator.create({
-      data: { id: "op_viewer", workspaceId: app.workspaceId, email: "viewer@example.com", name: "Viewer", role: "VIEWER", passwordHash: await hashPassword("viewer password") },
+      data: { id: "op_viewer", workspaceId: app.workspaceId, accountId: "acc_viewer", email: "viewer@example.com", name: "Viewer", role: "VIEWER" },
     });
     const viewer = await operatorCaller(app.deps, { email: "viewer@example.com", password: "viewer password" });
     await expect(viewer.approval.decide({ approvalId: asked.approvalId, action: "approve" })).rejects.toMatchObject({ code: "FORBIDDEN" });

@@ -20,12 +20,13 @@ useTestServer((server, client) => {
   adminA = client;
 });
 
-type Ids = Record<"sessionId" | "taskId" | "requestId" | "approvalId" | "policyId" | "channelId" | "keyId" | "tokenId" | "operatorId" | "agentKeyB", string>;
+type Ids = Record<"sessionId" | "taskId" | "requestId" | "approvalId" | "policyId" | "channelId" | "keyId" | "tokenId" | "operatorId" | "agentKeyB" | "workspaceId", string>;
 type Caller = "agent" | "admin";
 
 /** Calls with one of B's ids, as A: each must be NOT_FOUND. */
 const FOREIGN: Record<string, { as: Caller; kind: "query" | "mutation"; input: (b: Ids) => unknown }> = {
   "auth.revokeToken": { as: "admin", kind: "mutation", input: (b) => ({ tokenId: b.tokenId }) },
+  "auth.switchWorkspace": { as: "admin", kind: "mutation", input: (b) => ({ workspaceId: b.workspaceId }) },
   "session.open": { as: "agent", kind: "mutation", input: (b) => ({ sessionId: b.sessionId }) },
   "request.begin": { as: "agent", kind: "mutation", input: (b) => ({ sessionId: b.sessionId, agent: "intruder" }) },
   "request.complete": { as: "agent", kind: "mutation", input: (b) => ({ requestId: b.requestId }) },
@@ -82,6 +83,9 @@ const NO_FOREIGN_ID: Record<string, string> = {
   "auth.createToken": "a token for the caller",
   "auth.tokens": "the caller's workspace's tokens (checked below)",
   "auth.tokenLimit": "the caller's workspace",
+  "auth.changePassword": "the caller's own password",
+  "workspace.list": "the caller's own memberships (checked below)",
+  "workspace.create": "a new workspace whose only member is the caller",
   "auth.setTokenLimit": "the caller's workspace",
   "session.list": "the caller's workspace (checked below)",
   "approval.onDecision": "a stream scoped like approval.await: its request or task is looked up in the caller's workspace",
@@ -109,7 +113,9 @@ async function workspaceB(): Promise<{ ids: Ids; adminB: OperatorClient }> {
   const operatorId = newId("op");
   const credentials = { email: `admin-b-${workspaceId}@example.com`, password: "workspace b admin password" };
   await prisma.workspace.create({ data: { id: workspaceId, name: "B" } });
-  await prisma.operator.create({ data: { id: operatorId, workspaceId, email: credentials.email, name: "B admin", role: "ADMIN", passwordHash: await hashPassword(credentials.password) } });
+  const accountId = newId("acc");
+  await prisma.account.create({ data: { id: accountId, email: credentials.email, passwordHash: await hashPassword(credentials.password) } });
+  await prisma.operator.create({ data: { id: operatorId, workspaceId, accountId, email: credentials.email, name: "B admin", role: "ADMIN" } });
   const adminB = await operatorClient(test.url, credentials);
   const { id: keyId, key } = await adminB.agentKey.create.mutate({ name: "b agents" });
   const sdk = agentSdk(test.url, key);
@@ -123,7 +129,7 @@ async function workspaceB(): Promise<{ ids: Ids; adminB: OperatorClient }> {
   const channel = await adminB.notification.createChannel.mutate({ name: "b hook", kind: "WEBHOOK", url: "http://127.0.0.1:9/b-hook" });
   const { id: tokenId } = await adminB.auth.createToken.mutate({ name: "b token", password: credentials.password });
   return {
-    ids: { sessionId, taskId: begun.taskId, requestId: begun.requestId, approvalId, policyId, channelId: channel.channel.channelId, keyId, tokenId, operatorId, agentKeyB: key },
+    ids: { sessionId, taskId: begun.taskId, requestId: begun.requestId, approvalId, policyId, channelId: channel.channel.channelId, keyId, tokenId, operatorId, agentKeyB: key, workspaceId },
     adminB,
   };
 }
@@ -159,7 +165,7 @@ describe("workspaces are isolated", () => {
       } else if (status !== 200 && status !== 404) wrong.push(`${path}: ${status} ${JSON.stringify(body).slice(0, 200)}`);
       if (leaks(body, sent).length) wrong.push(`${path} leaked ${leaks(body, sent).join(", ")}`);
     }
-    for (const [path, input] of Object.entries({ "session.list": {}, "operator.list": {}, "agentKey.list": {}, "policy.list": {}, "notification.channels": {}, "auth.tokens": { everyone: true }, "audit.list": {} })) {
+    for (const [path, input] of Object.entries({ "session.list": {}, "operator.list": {}, "agentKey.list": {}, "policy.list": {}, "notification.channels": {}, "auth.tokens": { everyone: true }, "audit.list": {}, "workspace.list": {} })) {
       const { status, body } = await call(path, "admin", "query", input);
       if (status !== 200) wrong.push(`${path}: ${status}`);
       if (leaks(body).length) wrong.push(`${path} leaked ${leaks(body).join(", ")}`);

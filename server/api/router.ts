@@ -11,6 +11,7 @@ import { sessionRouter } from "./routers/session.ts";
 import { stateRouter } from "./routers/state.ts";
 import { taskRouter } from "./routers/task.ts";
 import { contextRouter, continuityRouter, threadRouter } from "./routers/thread.ts";
+import { workspaceRouter } from "./routers/workspace.ts";
 import { router } from "./trpc.ts";
 
 export const appRouter = router({
@@ -29,6 +30,7 @@ export const appRouter = router({
   continuity: continuityRouter,
   context: contextRouter,
   receipts: receiptsRouter,
+  workspace: workspaceRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,8 +1,8 @@
-// Prefixed, time-ordered ids (ses_, tsk_, req_, apr_ ...): readable in messages
+// Prefixed, time-ordered ids (acc_, ses_, tsk_, req_, apr_ ...): readable in messages
 // and logs, sortable by creation.
 import { randomBytes } from "node:crypto";
 
-export type IdPrefix = "ws" | "op" | "ops" | "key" | "ses" | "tsk" | "req" | "apr" | "dlv" | "stv" | "cnv" | "pol" | "ntf" | "chn" | "msg";
+export type IdPrefix = "ws" | "acc" | "op" | "ops" | "key" | "ses" | "tsk" | "req" | "apr" | "dlv" | "stv" | "cnv" | "pol" | "ntf" | "chn" | "msg";
 
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
 

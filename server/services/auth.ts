@@ -34,11 +34,16 @@ export async function login(deps: ServiceDeps, email: string, password: string, 
   const normalized = email.toLowerCase();
   // Before the hash check: a refused guess costs no argon2 verification.
   const attempt = await deps.loginThrottle.reserve(normalized, client.address);
-  const operator = await deps.prisma.operator.findUnique({ where: { email: normalized } });
+  const account = await deps.prisma.account.findUnique({
+    where: { email: normalized },
+    include: { memberships: { where: { disabledAt: null }, orderBy: { createdAt: "asc" } } },
+  });
   decoyHash ??= argon2Hash("tollgate-decoy-password");
-  const valid = await argon2Verify(operator?.passwordHash ?? (await decoyHash), password);
-  if (!operator || !valid || operator.disabledAt) {
-    await auditFailedLogin(deps, normalized, client.address, !operator ? "unknown_email" : !valid ? "wrong_password" : "disabled", operator);
+  const valid = await argon2Verify(account?.passwordHash ?? (await decoyHash), password);
+  const operator = account && valid ? await membershipToSignInto(deps, account.memberships) : undefined;
+  if (!account || !valid || !operator) {
+    const reason = !account ? "unknown_email" : !valid ? "wrong_password" : "disabled";
+    await auditFailedLogin(deps, normalized, client.address, reason, account?.id);
     throw new DomainError("UNAUTHORIZED", "email or password is wrong");
   }
   await attempt.succeeded();
@@ -49,34 +54,55 @@ export async function login(deps: ServiceDeps, email: string, password: string, 
   };
 }
 
-/** Records a failed login (never the password) in the account's workspace, or the server's for an unknown email. */
+type Membership = { id: string; workspaceId: string; email: string; name: string; role: OperatorPrincipal["role"] };
+
+/** The enabled membership signed into most recently, else the oldest: a person lands where they last worked. */
+async function membershipToSignInto<M extends Membership>(deps: ServiceDeps, memberships: M[]): Promise<M | undefined> {
+  if (memberships.length <= 1) return memberships[0];
+  const last = await deps.prisma.operatorSession.findFirst({
+    where: { operatorId: { in: memberships.map((membership) => membership.id) }, kind: "BROWSER" },
+    orderBy: { createdAt: "desc" },
+    select: { operatorId: true },
+  });
+  return memberships.find((membership) => membership.id === last?.operatorId) ?? memberships[0];
+}
+
+/**
+ * Records a failed login (never the password) in every workspace the account
+ * belongs to, so each one's admins see attempts on their people; an unknown
+ * email goes to the server's first workspace.
+ */
 async function auditFailedLogin(
   deps: ServiceDeps,
   email: string,
   address: string | undefined,
   reason: "unknown_email" | "wrong_password" | "disabled",
-  operator: { id: string; workspaceId: string } | null,
+  accountId: string | undefined,
 ): Promise<void> {
-  const workspaceId =
-    operator?.workspaceId ?? (await deps.prisma.workspace.findFirst({ orderBy: { createdAt: "asc" }, select: { id: true } }))?.id;
-  if (!workspaceId) return;
+  const memberships = accountId
+    ? await deps.prisma.operator.findMany({ where: { accountId }, select: { id: true, workspaceId: true } })
+    : [];
+  const first = memberships.length ? undefined : await deps.prisma.workspace.findFirst({ orderBy: { createdAt: "asc" }, select: { id: true } });
+  const targets = first ? [{ id: email, workspaceId: first.id }] : memberships;
   const now = deps.now();
-  await deps.prisma.$transaction((tx) =>
-    deps.audit.append(tx,
-      workspaceId,
-      {
-        actor: SYSTEM_ACTOR,
-        action: "operator.login_failed",
-        subjectType: "operator",
-        subjectId: operator?.id ?? email,
-        data: { email, address: address ?? null, reason },
-      },
-      now,
-    ),
-  );
+  for (const target of targets) {
+    await deps.prisma.$transaction((tx) =>
+      deps.audit.append(tx,
+        target.workspaceId,
+        {
+          actor: SYSTEM_ACTOR,
+          action: "operator.login_failed",
+          subjectType: "operator",
+          subjectId: target.id,
+          data: { email, address: address ?? null, reason },
+        },
+        now,
+      ),
+    );
+  }
 }
 
-async function issueOperatorSession(
+export async function issueOperatorSession(
   deps: ServiceDeps,
   operatorId: string,
   workspaceId: string,

@@ -43,8 +43,10 @@ export async function bootstrapWorkspace(deps: ServiceDeps, options: BootstrapOp
     if (await tx.workspace.findFirst()) return;
     await tx.workspace.create({ data: { id: workspaceId, name: options.workspaceName, createdAt: now } });
     const adminId = newId("op");
+    const accountId = newId("acc");
+    await tx.account.create({ data: { id: accountId, email: adminEmail, passwordHash, createdAt: now } });
     await tx.operator.create({
-      data: { id: adminId, workspaceId, email: adminEmail, name: "Administrator", role: "ADMIN", passwordHash, createdAt: now },
+      data: { id: adminId, workspaceId, accountId, email: adminEmail, name: "Administrator", role: "ADMIN", createdAt: now },
     });
     const keyId = newId("key");
     await tx.agentKey.create({

@@ -21,22 +21,37 @@ export async function listOperators(deps: ServiceDeps, workspaceId: string) {
   }));
 }
 
+/**
+ * Adds a person to the admin's workspace. A new email gets an account with the
+ * given first password; an email that already has an account (the person
+ * works in another workspace too) keeps its own password, so none may be
+ * given: no admin can set the password of someone another workspace relies on.
+ */
 export async function createOperator(
   deps: ServiceDeps,
   admin: OperatorPrincipal,
-  input: { email: string; name: string; role: OperatorRoleName; password: string },
+  input: { email: string; name: string; role: OperatorRoleName; password?: string },
 ) {
   const now = deps.now();
   const id = newId("op");
   const email = input.email.toLowerCase();
-  const passwordHash = await hashPassword(input.password);
+  const passwordHash = input.password === undefined ? undefined : await hashPassword(input.password);
   try {
     await deps.prisma.$transaction(async (tx) => {
-      await tx.operator.create({ data: { id, workspaceId: admin.workspaceId, email, name: input.name, role: input.role, passwordHash, createdAt: now } });
-      await deps.audit.append(tx, admin.workspaceId, { actor: actorOf(admin), action: "operator.created", subjectType: "operator", subjectId: id, data: { email, role: input.role } }, now);
+      const existing = await tx.account.findUnique({ where: { email }, select: { id: true } });
+      if (existing && passwordHash) {
+        throw new DomainError("CONFLICT", `${email} already has a Tollgate account with its own password: add them without a password`, { field: "password" });
+      }
+      if (!existing && !passwordHash) {
+        throw new DomainError("BAD_INPUT", `password: ${email} is new to Tollgate and needs a first password`, { field: "password" });
+      }
+      const accountId = existing?.id ?? newId("acc");
+      if (!existing) await tx.account.create({ data: { id: accountId, email, passwordHash: passwordHash!, createdAt: now } });
+      await tx.operator.create({ data: { id, workspaceId: admin.workspaceId, accountId, email, name: input.name, role: input.role, createdAt: now } });
+      await deps.audit.append(tx, admin.workspaceId, { actor: actorOf(admin), action: "operator.created", subjectType: "operator", subjectId: id, data: { email, role: input.role, existingAccount: Boolean(existing) } }, now);
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw new DomainError("CONFLICT", `an operator with email ${email} already exists`);
+    if (isUniqueViolation(error)) throw new DomainError("CONFLICT", `${email} is already in this workspace`);
     throw error;
   }
   return { id, email, name: input.name, role: input.role };

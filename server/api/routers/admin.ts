@@ -34,7 +34,8 @@ export const operatorRouter = router({
         email: z.email().max(320),
         name: zName,
         role: z.enum(["ADMIN", "OPERATOR", "VIEWER"]),
-        password: z.string().min(8, "must be at least 8 characters").max(1024),
+        /** A first password for someone new to Tollgate; omitted for a person who already has an account. */
+        password: z.string().min(8, "must be at least 8 characters").max(1024).optional(),
       }),
     )
     .mutation(({ ctx, input }) => createOperator(ctx.deps, ctx.operator, input)),

@@ -4,7 +4,9 @@ import { login, logout } from "../../services/auth.ts";
 import { createToken } from "../../services/tokens/create-token.ts";
 import { listTokens } from "../../services/tokens/list-tokens.ts";
 import { revokeToken } from "../../services/tokens/revoke-token.ts";
+import { changeOwnPassword } from "../../services/people/change-own-password.ts";
 import { setTokenLimit, tokenLimit } from "../../services/tokens/token-limit.ts";
+import { switchWorkspace } from "../../services/workspaces/switch-workspace.ts";
 import { zId } from "../schemas.ts";
 import { adminProcedure, operatorProcedure, publicProcedure, router } from "../trpc.ts";
 
@@ -34,6 +36,27 @@ export const authRouter = router({
   me: operatorProcedure.output(z.object({ operator: zOperator })).query(({ ctx }) => ({
     operator: { id: ctx.operator.operatorId, email: ctx.operator.email, name: ctx.operator.name, role: ctx.operator.role },
   })),
+
+  /** Moves this browser session to another of the caller's workspaces; the old session ends. */
+  switchWorkspace: operatorProcedure
+    .input(z.object({ workspaceId: zId("ws") }))
+    .output(z.object({ operator: zOperator, workspace: z.object({ id: z.string(), name: z.string() }), expiresAt: z.string() }))
+    .mutation(async ({ ctx, input }) => {
+      const result = await switchWorkspace(ctx.deps, ctx.operator, input.workspaceId);
+      ctx.setSessionCookie?.(result.token, result.expiresAt);
+      return { operator: result.operator, workspace: result.workspace, expiresAt: result.expiresAt.toISOString() };
+    }),
+
+  /** Changes the caller's own password (it opens all their workspaces); their other sessions and tokens end. */
+  changePassword: operatorProcedure
+    .input(
+      z.object({
+        currentPassword: z.string().min(1, "enter your current password").max(1024),
+        newPassword: z.string().min(8, "must be at least 8 characters").max(1024),
+      }),
+    )
+    .output(z.object({ sessionsEnded: z.number() }))
+    .mutation(({ ctx, input }) => changeOwnPassword(ctx.deps, ctx.operator, input, { address: ctx.clientAddress })),
 
   /** A bearer token for scripts: needs the password again, named, capped by the workspace, shown once. */
   createToken: operatorProcedure

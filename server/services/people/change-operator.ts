@@ -1,6 +1,8 @@
 // What an admin changes about another operator: the role, whether they may
 // sign in at all, and their password. Each is audited; disabling and a new
 // password end every session and token of theirs at once, sockets included.
+// A password belongs to the person's account: it is reset only where the
+// account belongs to this workspace alone.
 // The workspace always keeps an enabled admin.
 import { DomainError, notFound } from "../../domain/errors.ts";
 import type { OperatorPrincipal, OperatorRoleName } from "../../domain/principal.ts";
@@ -63,7 +65,13 @@ export async function resetOperatorPassword(deps: ServiceDeps, admin: OperatorPr
   const passwordHash = await hashPassword(password);
   const { result, ended } = await deps.prisma.$transaction(async (tx) => {
     const operator = await findOperator(tx, admin, operatorId);
-    await tx.operator.update({ where: { id: operator.id }, data: { passwordHash } });
+    // A password opens every workspace of the account: only an account that
+    // belongs to this workspace alone is this admin's to reset.
+    const elsewhere = await tx.operator.count({ where: { accountId: operator.accountId, workspaceId: { not: admin.workspaceId } } });
+    if (elsewhere > 0) {
+      throw new DomainError("CONFLICT", `${operator.email} also works in another workspace, so their password is theirs to change; disable them here instead if their access must end`);
+    }
+    await tx.account.update({ where: { id: operator.accountId }, data: { passwordHash } });
     const ended = await endOperatorSessions(tx, operator.id, now);
     await deps.audit.append(tx, admin.workspaceId, { actor: actorOf(admin), action: "operator.password_reset", subjectType: "operator", subjectId: operator.id, data: { email: operator.email, sessionsEnded: ended.length } }, now);
     return { result: { id: operator.id, sessionsEnded: ended.length }, ended };

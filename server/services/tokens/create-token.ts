@@ -21,10 +21,10 @@ export interface CreateTokenInput {
 export async function createToken(deps: ServiceDeps, principal: OperatorPrincipal, input: CreateTokenInput, client: { address?: string } = {}) {
   const attempt = await deps.loginThrottle.reserve(principal.email, client.address);
   const [operator, workspace] = await Promise.all([
-    deps.prisma.operator.findUniqueOrThrow({ where: { id: principal.operatorId }, select: { passwordHash: true } }),
+    deps.prisma.operator.findUniqueOrThrow({ where: { id: principal.operatorId }, select: { account: { select: { passwordHash: true } } } }),
     deps.prisma.workspace.findUniqueOrThrow({ where: { id: principal.workspaceId }, select: { maxTokenHours: true } }),
   ]);
-  if (!(await argon2Verify(operator.passwordHash, input.password))) {
+  if (!(await argon2Verify(operator.account.passwordHash, input.password))) {
     throw new DomainError("FORBIDDEN", "the password is wrong: minting a token needs your password again", { field: "password" });
   }
   await attempt.succeeded();
