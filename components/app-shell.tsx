@@ -12,6 +12,7 @@ import { createContext, useContext, useEffect, type ReactNode } from "react";
 import { useTRPC } from "@/lib/trpc";
 import { LiveUpdates, useConnectionState } from "./live-updates";
 import { loginUrlKeepingHere } from "./providers";
+import { WorkspaceSwitcher } from "./workspace-switcher";
 
 export interface CurrentOperator {
   id: string;
@@ -84,6 +85,7 @@ export function AppShell({ children, fill = false }: { children: ReactNode; fill
           <header className="flex min-h-12 shrink-0 flex-wrap items-center justify-between gap-x-6 gap-y-1 border-b border-slate-200 bg-white px-4 py-2 sm:px-6">
             <nav className="flex flex-wrap items-center gap-x-4 gap-y-1 text-sm sm:gap-x-6" aria-label="Main">
               <span className="font-semibold tracking-tight">Tollgate</span>
+              <WorkspaceSwitcher />
               {NAV.map((item) => {
                 const active = item.match(pathname);
                 return (

@@ -1,12 +1,14 @@
 "use client";
 // The Access page: agent keys (admins create and revoke; operators see them),
 // script tokens (everyone mints and revokes their own; admins everyone's), and
-// for admins the workspace's people (roles, disabling, new passwords).
+// for admins the workspace's people (roles, disabling, new passwords); the
+// person's workspaces, and for admins a new one.
 // A new key or token is shown once, here, and never again.
 import { useOperator } from "../app-shell";
 import { AgentKeys } from "./agent-keys";
 import { People } from "./people";
 import { Tokens } from "./tokens";
+import { Workspaces } from "./workspaces";
 
 export function AccessPage() {
   const operator = useOperator();
@@ -23,6 +25,7 @@ export function AccessPage() {
         {operator.role === "VIEWER" ? null : <AgentKeys canEdit={operator.role === "ADMIN"} />}
         <Tokens isAdmin={operator.role === "ADMIN"} />
         {operator.role === "ADMIN" ? <People selfId={operator.id} /> : null}
+        <Workspaces isAdmin={operator.role === "ADMIN"} />
       </div>
     </div>
   );

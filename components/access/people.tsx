@@ -22,7 +22,8 @@ function AddPerson() {
       className="grid grid-cols-2 gap-2 sm:grid-cols-[minmax(0,1.4fr)_minmax(0,1fr)_7rem_minmax(0,1fr)_auto] sm:items-end"
       onSubmit={(event) => {
         event.preventDefault();
-        create.mutate(form, { onSuccess: () => setForm({ email: "", name: "", role: "OPERATOR", password: "" }) });
+        // An empty password adds someone who already uses Tollgate in another workspace, with their own password.
+        create.mutate({ ...form, password: form.password || undefined }, { onSuccess: () => setForm({ email: "", name: "", role: "OPERATOR", password: "" }) });
       }}
     >
       <label className="col-span-2 flex min-w-0 flex-col text-xs text-slate-600 sm:col-span-1">
@@ -45,7 +46,7 @@ function AddPerson() {
       </label>
       <label className="flex min-w-0 flex-col text-xs text-slate-600">
         First password
-        <input type="password" autoComplete="new-password" required minLength={8} value={form.password} onChange={(event) => setForm({ ...form, password: event.target.value })} className="rounded border border-slate-300 px-2 py-1 text-sm text-slate-900" />
+        <input type="password" autoComplete="new-password" minLength={8} placeholder="only if new to Tollgate" title="Leave empty for someone who already signs in to another workspace: they keep their own password" value={form.password} onChange={(event) => setForm({ ...form, password: event.target.value })} className="rounded border border-slate-300 px-2 py-1 text-sm text-slate-900" />
       </label>
       <button type="submit" disabled={create.isPending} className="rounded bg-slate-900 px-3 py-1.5 text-sm font-medium text-white disabled:opacity-50">
         Add

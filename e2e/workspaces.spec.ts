@@ -1,0 +1,99 @@
+// An admin tried as a new user would: makes a second workspace from the
+// console, switches into it, adds an approver, an agent key and a token there,
+// then revokes each and sees access end at once; the first workspace's rows
+// never show in the second.
+import { expect, test } from "@playwright/test";
+import { BASE_URL } from "./fixtures";
+import { createOperator, finalScreenshot, logIn, requestApproval, unique } from "./helpers";
+
+const bearerStatus = async (path: string, secret: string, method: "GET" | "POST" = "GET") =>
+  (
+    await fetch(`${BASE_URL}/api/trpc/${path}`, {
+      method,
+      headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+      body: method === "POST" ? "{}" : undefined,
+    })
+  ).status;
+
+for (const [label, viewport] of [
+  ["desktop", { width: 1280, height: 800 }],
+  ["phone", { width: 390, height: 844 }],
+] as const) {
+  test(`${label}: a second workspace made, filled and emptied from the console`, async ({ page, browser }, testInfo) => {
+    await page.setViewportSize(viewport);
+    // A fresh admin, so the workspace this one lands in on login stays theirs alone.
+    const founder = await createOperator("ADMIN");
+    const firstWorkspaceTool = unique("first_workspace_tool");
+    await requestApproval({ tool: firstWorkspaceTool });
+    await logIn(page, founder.email, founder.password, "/access");
+
+    const workspaceName = unique("Payments");
+    await page.getByRole("form", { name: "New workspace" }).getByLabel("Name").fill(workspaceName);
+    await page.getByRole("button", { name: "Create workspace" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "you are its admin" })).toBeVisible();
+    await page.getByRole("button", { name: `Switch to ${workspaceName}` }).click();
+
+    // The console reloads in the new workspace: named in the header, empty inbox.
+    await expect(page).toHaveURL(`${BASE_URL}/`);
+    await expect(page.getByTestId("workspace-switcher")).toHaveValue(/^ws_/);
+    await expect(page.getByTestId("workspace-switcher").locator("option:checked")).toHaveText(workspaceName);
+    await expect(page.getByText("No approvals are waiting.")).toBeVisible();
+    await expect(page.getByText(firstWorkspaceTool)).toHaveCount(0);
+    await page.screenshot({ path: testInfo.outputPath(`inbox-in-new-workspace-${label}.png`) });
+    await page.goto("/access");
+
+    const approverEmail = `${unique("approver")}@example.com`.toLowerCase();
+    const person = page.getByRole("form", { name: "Add a person" });
+    await person.getByLabel("Email").fill(approverEmail);
+    await person.getByLabel("Name").fill("Pat Payments");
+    await person.getByLabel("Role").selectOption("OPERATOR");
+    await person.getByLabel("First password").fill("pat's first password");
+    await person.getByRole("button", { name: "Add" }).click();
+    const row = page.getByTestId("person").filter({ hasText: approverEmail });
+    await expect(row.getByLabel(`Role of ${approverEmail}`)).toHaveValue("OPERATOR");
+
+    const keyName = unique("payments agents");
+    await page.getByLabel("Name (what runs with it)").fill(keyName);
+    await page.getByRole("button", { name: "Create key" }).click();
+    const keyAlert = page.getByRole("alert", { name: /New agent key/ });
+    const key = (await keyAlert.getByTestId("shown-once").innerText()).trim();
+    await keyAlert.getByRole("button", { name: "Done" }).click();
+    expect(await bearerStatus("session.open", key, "POST")).toBe(200);
+
+    const tokenName = unique("payments report");
+    const tokenForm = page.getByRole("form", { name: "New token" });
+    await tokenForm.getByLabel("Name").fill(tokenName);
+    await tokenForm.getByLabel("Your password").fill(founder.password);
+    await tokenForm.getByRole("button", { name: "Create token" }).click();
+    const tokenAlert = page.getByRole("alert", { name: /New token/ });
+    const token = (await tokenAlert.getByTestId("shown-once").innerText()).trim();
+    await tokenAlert.getByRole("button", { name: "Done" }).click();
+    expect(await bearerStatus("auth.me", token)).toBe(200);
+
+    const theirs = await browser.newContext();
+    const theirPage = await theirs.newPage();
+    await logIn(theirPage, approverEmail, "pat's first password");
+    await expect(theirPage.getByTestId("workspace-name")).toHaveText(workspaceName);
+    await expect(theirPage.getByText("Live")).toBeVisible();
+
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
+    await finalScreenshot(page, testInfo, `workspaces-${label}`);
+
+    const keyRow = page.getByTestId("agent-key").filter({ hasText: keyName });
+    await keyRow.getByRole("button", { name: `Revoke ${keyName}` }).click();
+    await keyRow.getByRole("alertdialog").getByRole("button", { name: "Yes, revoke" }).click();
+    await expect(keyRow).toContainText("revoked");
+    expect(await bearerStatus("session.open", key, "POST")).toBe(401);
+
+    const tokenRow = page.getByTestId("token").filter({ hasText: tokenName });
+    await tokenRow.getByRole("button", { name: `Revoke token ${tokenName}` }).click();
+    await expect(tokenRow).toContainText("revoked");
+    expect(await bearerStatus("auth.me", token)).toBe(401);
+
+    await row.getByRole("button", { name: `Disable ${approverEmail}` }).click();
+    await row.getByRole("alertdialog").getByRole("button", { name: "Yes, disable" }).click();
+    await expect(row).toContainText("disabled");
+    await expect(theirPage).toHaveURL(/\/login/, { timeout: 10_000 });
+    await theirs.close();
+  });
+}
