@@ -125,6 +125,8 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
       everConnected = true;
       setState("live");
     });
+    // The server's link to its other nodes was down for a while: what they did meanwhile was not pushed.
+    socket.on("resync", () => void queryClient.invalidateQueries());
     socket.on("disconnect", (reason) => {
       setState("lost");
       // The server closes a connection when its session ends (logout elsewhere,

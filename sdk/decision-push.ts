@@ -27,7 +27,7 @@ const CONNECT_TIMEOUT_MS = 5_000;
 
 export class DecisionPush {
   readonly #socket: Socket;
-  /** Bumped on every (re)connect: a waiter that asked during one epoch missed nothing while it lasts. */
+  /** Bumped on every (re)connect and resync: a waiter that asked during one epoch missed nothing while it lasts. */
   #epoch = 0;
   #firstAttempt: Promise<void>;
   readonly #waiters = new Map<string, Set<(pushed: PushedDecision | null) => void>>();
@@ -59,6 +59,11 @@ export class DecisionPush {
       this.#wakeAll();
     });
     this.#socket.on("disconnect", () => this.#wakeAll());
+    // The server's link to its other nodes was down: decisions made there may not have been pushed.
+    this.#socket.on("resync", () => {
+      this.#epoch += 1;
+      this.#wakeAll();
+    });
     this.#socket.on("decision", (pushed: PushedDecision) => this.#deliver(pushed));
   }
 

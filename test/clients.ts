@@ -4,7 +4,8 @@ import type { AppRouter } from "../server/api/router.ts";
 import { createTollgate } from "../sdk/index.ts";
 import { ADMIN, AGENT_KEY } from "./harness.ts";
 
-export const agentSdk = (url: string, apiKey = AGENT_KEY, options: { push?: boolean } = {}) => createTollgate({ url, apiKey, pollMs: 10_000, ...options });
+export const agentSdk = (url: string, apiKey = AGENT_KEY, options: { push?: boolean; networkRetries?: number } = {}) =>
+  createTollgate({ url, apiKey, pollMs: 10_000, ...options });
 
 export async function operatorClient(url: string, credentials = ADMIN) {
   const response = await fetch(`${url}/api/trpc/auth.login`, {

@@ -5,16 +5,20 @@ import { EventBus, type TollgateEvents } from "./bus.ts";
 /** Two buses joined by an in-memory channel that carries at most `maxMessageBytes`. */
 async function joined(maxMessageBytes?: number) {
   const listeners: ((message: string) => void)[] = [];
+  const resumed: (() => void)[] = [];
   const transport = (): BridgeTransport => ({
     name: "memory",
     maxMessageBytes,
     publish: async (message) => listeners.forEach((listener) => listener(message)),
     subscribe: async (listener) => void listeners.push(listener),
+    onResumed: (listener) => void resumed.push(listener),
     close: async () => undefined,
   });
   const [a, b] = [new EventBus(), new EventBus()];
   await Promise.all([bridgeBus(a, transport()), bridgeBus(b, transport())]);
-  return { a, b };
+  /** What a transport does when its connection comes back. */
+  const reconnect = () => resumed.forEach((listener) => listener());
+  return { a, b, reconnect };
 }
 
 const requested = (args: unknown): TollgateEvents["approval:requested"] => ({
@@ -55,5 +59,15 @@ describe("event bridge", () => {
     a.publish("session:updated", { workspaceId: "w".repeat(1_000), sessionId: "ses_1" });
     await Promise.resolve();
     expect(states).toEqual([]);
+  });
+
+  it("a link that comes back tells this node's clients to read again, and the news stays on this node", async () => {
+    const { a, b, reconnect } = await joined();
+    const heard: string[] = [];
+    a.on("bridge:resumed", ({ transport }, origin) => heard.push(`a ${transport} ${origin}`));
+    b.on("bridge:resumed", ({ transport }, origin) => heard.push(`b ${transport} ${origin}`));
+    reconnect();
+    await Promise.resolve();
+    expect(heard.sort()).toEqual(["a memory local", "b memory local"]);
   });
 });

@@ -17,6 +17,8 @@ export interface BridgeTransport {
   readonly maxMessageBytes?: number;
   publish(message: string): Promise<void>;
   subscribe(onMessage: (message: string) => void): Promise<void>;
+  /** Called each time the transport is back after losing its connection (never for the first one). */
+  onResumed(listener: () => void): void;
   close(): Promise<void>;
 }
 
@@ -48,6 +50,13 @@ export async function bridgeBus(bus: EventBus, transport: BridgeTransport): Prom
     } catch (error) {
       log.warn(`event bridge (${transport.name}): unreadable message`, error);
     }
+  });
+
+  // Messages published while the link was down are gone: the clients of this
+  // node read again instead (waking is only a hint, the database is the truth).
+  transport.onResumed(() => {
+    log.info(`event bridge (${transport.name}): connected again; telling this node's clients to read again`);
+    bus.publish("bridge:resumed", { transport: transport.name });
   });
 
   const unsubscribers = BRIDGED_EVENTS.map((name) =>

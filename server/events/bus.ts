@@ -61,6 +61,11 @@ export interface TollgateEvents {
   "agent-key:changed": { workspaceId: string; agentKeyId: string; keyHash: string; revoked: boolean };
   /** An operator session was logged out or revoked (not forwarded to browsers). */
   "operator:session-ended": { workspaceId: string; sessionId: string };
+  /**
+   * The link to the other nodes came back after a drop: events sent meanwhile
+   * were missed, so every socket this node holds is told to read again (not bridged).
+   */
+  "bridge:resumed": { transport: string };
 }
 
 export type EventName = keyof TollgateEvents;

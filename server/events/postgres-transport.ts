@@ -15,6 +15,7 @@ export async function postgresTransport(databaseUrl: string): Promise<BridgeTran
   let onMessage: ((message: string) => void) | undefined;
   let closed = false;
   let reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  const resumedListeners: Array<() => void> = [];
 
   async function connect(): Promise<pg.Client> {
     const next = new pg.Client({ connectionString: databaseUrl, application_name: "tollgate-events" });
@@ -40,6 +41,7 @@ export async function postgresTransport(databaseUrl: string): Promise<BridgeTran
           if (closed) return void next.end();
           client = next;
           log.info("event bridge (postgres): listening again");
+          for (const listener of resumedListeners) listener();
         },
         (error: unknown) => {
           log.warn(`event bridge (postgres): reconnecting failed; trying again in ${Math.min(waitMs * 2, MAX_RECONNECT_MS) / 1000} s`, error);
@@ -60,6 +62,7 @@ export async function postgresTransport(databaseUrl: string): Promise<BridgeTran
     async subscribe(listener) {
       onMessage = listener;
     },
+    onResumed: (listener) => void resumedListeners.push(listener),
     async close() {
       closed = true;
       clearTimeout(reconnectTimer);

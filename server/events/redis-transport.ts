@@ -11,8 +11,15 @@ export async function redisTransport(redisUrl: string): Promise<BridgeTransport>
   const subscriber = publisher.duplicate();
   for (const client of [publisher, subscriber]) client.on("error", (error) => log.warn("event bridge (redis)", error));
   await Promise.all([publisher.connect(), subscriber.connect()]);
+  // node-redis reconnects by itself and subscribes again; "ready" after the
+  // first one means the subscription was down for a while.
+  const resumedListeners: Array<() => void> = [];
+  subscriber.on("ready", () => {
+    for (const listener of resumedListeners) listener();
+  });
   return {
     name: "redis",
+    onResumed: (listener) => void resumedListeners.push(listener),
     publish: async (message) => void (await publisher.publish(CHANNEL, message)),
     subscribe: (onMessage) => subscriber.subscribe(CHANNEL, onMessage),
     async close() {

@@ -90,6 +90,9 @@ export async function attachRealtime(httpServer: HttpServer, deps: ServiceDeps, 
     if (revoked) io.in(rooms.agentKey(agentKeyId)).disconnectSockets(true);
   });
 
+  // Events from other nodes may have been missed while the bridge was down: every client reads again.
+  const unsubscribeResumed = deps.bus.on("bridge:resumed", () => void io.emit("resync"));
+
   const unsubscribers = EVENT_NAMES.map((name) =>
     deps.bus.on(name, (payload: TollgateEvents[typeof name]) => {
       const { workspaceId, ...rest } = payload as { workspaceId: string };
@@ -112,6 +115,7 @@ export async function attachRealtime(httpServer: HttpServer, deps: ServiceDeps, 
       unsubscribeDecisions();
       unsubscribeEnded();
       unsubscribeRevoked();
+      unsubscribeResumed();
       await new Promise<void>((resolve) => io.close(() => resolve()));
     },
   };
