@@ -7,8 +7,11 @@ import type { BridgeTransport } from "./bridge.ts";
 const CHANNEL = "tollgate:events";
 
 export async function redisTransport(redisUrl: string): Promise<BridgeTransport> {
-  const publisher = createClient({ url: redisUrl });
-  const subscriber = publisher.duplicate();
+  // While Redis is away a publish fails at once instead of piling up in memory
+  // for an outage of any length; the other nodes' clients read again when their
+  // subscriptions come back (onResumed), so nothing that mattered is lost.
+  const publisher = createClient({ url: redisUrl, disableOfflineQueue: true });
+  const subscriber = createClient({ url: redisUrl });
   for (const client of [publisher, subscriber]) client.on("error", (error) => log.warn("event bridge (redis)", error));
   await Promise.all([publisher.connect(), subscriber.connect()]);
   // node-redis reconnects by itself and subscribes again; "ready" after the
