@@ -2,6 +2,7 @@
 import { env as loadEnv, EnvError, type Env } from "./env.ts";
 import { startServer } from "./http.ts";
 import { log, setLogFormat, setLogLevel } from "./log.ts";
+import { startTracing } from "./observability/tracing.ts";
 
 let env: Env;
 try {
@@ -15,6 +16,9 @@ try {
 }
 setLogFormat(env.TOLLGATE_LOG_FORMAT);
 setLogLevel(env.TOLLGATE_LOG_LEVEL);
+
+const tracing = startTracing();
+if (tracing) log.info("OpenTelemetry: exporting spans over OTLP/HTTP");
 
 const dev = process.argv.includes("--dev");
 const server = await startServer({ env, dev, withConsole: env.TOLLGATE_CONSOLE === "on" });
@@ -44,7 +48,7 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     }, drainMs + 20_000);
     forced.unref();
     const drained = new Promise((resolve) => setTimeout(resolve, drainMs));
-    drained.then(() => server.close()).then(
+    drained.then(() => server.close()).then(() => tracing?.shutdown()).then(
       () => process.exit(0),
       (error: unknown) => {
         log.error("shutdown failed", error);

@@ -7,6 +7,7 @@ import { DomainError, type DomainErrorCode } from "../domain/errors.ts";
 import { canDecide, type AgentPrincipal, type OperatorPrincipal } from "../domain/principal.ts";
 import { authenticateAgent, authenticateOperator } from "../services/auth.ts";
 import type { ServiceDeps } from "../services/deps.ts";
+import { failed, inCallSpan, noteCaller, tracingEnabled } from "../observability/tracing.ts";
 
 export const SESSION_COOKIE = "tollgate_session";
 
@@ -151,7 +152,17 @@ const refuseInvalidText = t.middleware(async ({ getRawInput, next }) => {
   return next();
 });
 
-export const publicProcedure = t.procedure.use(mapDomainErrors).use(refuseInvalidText);
+/** Each call is a span when tracing is on, continuing the agent's trace (see observability/tracing.ts). */
+const traceCalls = t.middleware(({ ctx, path, type, next }) => {
+  if (!tracingEnabled()) return next();
+  return inCallSpan(path, ctx.traceparent, { "rpc.system": "trpc", "rpc.method": path, "tollgate.call_type": type }, async (span) => {
+    const result = await next();
+    if (!result.ok) failed(span, result.error.message, result.error.code);
+    return result;
+  });
+});
+
+export const publicProcedure = t.procedure.use(traceCalls).use(mapDomainErrors).use(refuseInvalidText);
 
 export const operatorProcedure = publicProcedure.use(async ({ ctx, next }) => {
   const token = ctx.bearerToken ?? ctx.sessionToken;
@@ -162,6 +173,7 @@ export const operatorProcedure = publicProcedure.use(async ({ ctx, next }) => {
       message: token ? "your session has expired or was revoked; log in again" : "log in first: this needs an operator session",
     });
   }
+  noteCaller({ "tollgate.workspace_id": operator.workspaceId, "tollgate.caller": "operator", "tollgate.operator_id": operator.operatorId });
   return next({ ctx: { ...ctx, operator } });
 });
 
@@ -193,5 +205,6 @@ export const agentProcedure = publicProcedure.use(async ({ ctx, next }) => {
         : "send the agent key as `Authorization: Bearer <key>`",
     });
   }
+  noteCaller({ "tollgate.workspace_id": agent.workspaceId, "tollgate.caller": "agent", "tollgate.agent_key_id": agent.agentKeyId });
   return next({ ctx: { ...ctx, agent } });
 });

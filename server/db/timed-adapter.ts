@@ -1,6 +1,7 @@
 // Times every statement Prisma sends through a driver adapter (in and out of
-// transactions), for the database metrics. The adapter itself is unchanged:
+// transactions), for the database metrics, and makes it a span when tracing is on. The adapter itself is unchanged:
 // this only wraps queryRaw and executeRaw with a clock.
+import { inStatementSpan } from "../observability/tracing.ts";
 import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlQueryable, Transaction } from "@prisma/driver-adapter-utils";
 
 export type StatementListener = (kind: "query" | "execute", seconds: number, inTransaction: boolean) => void;
@@ -16,8 +17,8 @@ function timed<T extends SqlQueryable>(queryable: T, listener: () => StatementLi
       listener()?.(kind, Number(process.hrtime.bigint() - started) / 1e9, inTransaction);
     }
   };
-  queryable.queryRaw = (params) => clock("query", () => queryRaw(params));
-  queryable.executeRaw = (params) => clock("execute", () => executeRaw(params));
+  queryable.queryRaw = (params) => clock("query", () => inStatementSpan("query", inTransaction, () => queryRaw(params)));
+  queryable.executeRaw = (params) => clock("execute", () => inStatementSpan("execute", inTransaction, () => executeRaw(params)));
   return queryable;
 }
 
