@@ -1,6 +1,9 @@
 // npm run bench: measures the engine's targets against a Tollgate server in a
 // separate process (real HTTP and socket.io), on the embedded database and on
-// PostgreSQL, and writes bench/results.md with the machine's size.
+// PostgreSQL, then one node against two on PostgreSQL with Redis between them
+// (when Redis answers at BENCH_REDIS_URL, default redis://127.0.0.1:6379), and
+// writes bench/results.md with the machine's size. BENCH_ONLY=cluster measures
+// only the nodes, into bench/results-cluster.md.
 import { writeFile } from "node:fs/promises";
 import os from "node:os";
 import { createEmptyPostgresDatabase, type ThrowawayDatabase } from "../test/databases.ts";
@@ -107,13 +110,22 @@ async function cascade(server: BenchServer, operator: Operator, depth: number) {
   return { pausedMs, resumedMs: now() - resumeStarted };
 }
 
-async function sustained(server: BenchServer, operator: Operator, agents: number, seconds: number) {
-  const sdk = createTollgate({ url: server.url, apiKey: server.agentKey });
+/**
+ * Agents spread over `servers` ask and wait as fast as they can; the first
+ * operator's socket hears every request (from every node) and the operators
+ * decide in turn, each through its own node.
+ */
+async function sustained(servers: BenchServer[], operators: Operator[], agents: number, seconds: number) {
+  const sdks = servers.map((server) => createTollgate({ url: server.url, apiKey: server.agentKey }));
+  const sdk = sdks[0]!;
+  const operator = operators[0]!;
   const { sessionId } = await sdk.openSession({ title: "bench: sustained" });
   const decidedBy = new Map<string, number>();
+  let turn = 0;
   const onRequested = (event: { approvalId: string }) => {
     decidedBy.set(event.approvalId, (decidedBy.get(event.approvalId) ?? 0) + 1);
-    void operator.client.approval.decide.mutate({ approvalId: event.approvalId, action: "approve" }).catch(() => undefined);
+    const decider = operators[turn++ % operators.length]!;
+    void decider.client.approval.decide.mutate({ approvalId: event.approvalId, action: "approve" }).catch(() => undefined);
   };
   operator.socket.on("approval:requested", onRequested);
   const deadline = now() + seconds * 1000;
@@ -124,10 +136,11 @@ async function sustained(server: BenchServer, operator: Operator, agents: number
   let duplicated = 0;
   await Promise.all(
     Array.from({ length: agents }, async (_, agentIndex) => {
-      const request = await sdk.begin({ sessionId, agent: `agent-${agentIndex}` });
+      const mine = sdks[agentIndex % sdks.length]!;
+      const request = await mine.begin({ sessionId, agent: `agent-${agentIndex}` });
       while (now() < deadline) {
-        const asked = await sdk.client.approval.request.mutate({ requestId: request.requestId, tool: "t", args: { agentIndex } });
-        const result = await sdk.client.approval.await.query({ approvalId: asked.approvalId, timeoutMs: 30_000 });
+        const asked = await mine.client.approval.request.mutate({ requestId: request.requestId, tool: "t", args: { agentIndex } });
+        const result = await mine.client.approval.await.query({ approvalId: asked.approvalId, timeoutMs: 30_000 });
         if (result.status !== "APPROVED") lost += 1;
         else if (seen.has(asked.approvalId)) duplicated += 1;
         else {
@@ -191,7 +204,7 @@ async function measure(label: string, databaseUrl?: string): Promise<TargetResul
         results.depth[depth]!.paused.push(percentile(repeats.map((r) => r.pausedMs), 50));
         results.depth[depth]!.resumed.push(percentile(repeats.map((r) => r.resumedMs), 50));
       }
-      results.sustained.push(await sustained(server, operator, 50, SUSTAINED_SECONDS));
+      results.sustained.push(await sustained([server], [operator], 50, SUSTAINED_SECONDS));
     } finally {
       operator.close();
       await server.stop();
@@ -224,6 +237,77 @@ async function measure(label: string, databaseUrl?: string): Promise<TargetResul
   return results;
 }
 
+interface ClusterResults {
+  nodes: number;
+  rtP50: number[];
+  rtP99: number[];
+  sustained: { perSecond: number; completed: number; lost: number; duplicated: number }[];
+}
+
+/**
+ * One node against two on one PostgreSQL, with Redis between them. The round
+ * trip crosses nodes when there are two: the agent asks and waits on the
+ * second node, the operator hears it and decides on the first.
+ */
+async function measureCluster(databaseUrl: string, redisUrl: string): Promise<ClusterResults[]> {
+  const results: ClusterResults[] = [1, 2].map((nodes) => ({ nodes, rtP50: [], rtP99: [], sustained: [] }));
+  const env = { REDIS_URL: redisUrl, TOLLGATE_SECRET: `bench-cluster-secret-${"c".repeat(32)}` };
+  for (let run = 1; run <= RUNS; run++) {
+    for (const result of results) {
+      const nodes: BenchServer[] = [];
+      for (let index = 0; index < result.nodes; index++) nodes.push(await startBenchServer(databaseUrl, { reset: index === 0, env }));
+      const operators = await Promise.all(nodes.map(connectOperator));
+      try {
+        await roundTrips(nodes.at(-1)!, operators[0]!, 30);
+        const samples = await roundTrips(nodes.at(-1)!, operators[0]!, ROUND_TRIPS);
+        result.rtP50.push(percentile(samples, 50));
+        result.rtP99.push(percentile(samples, 99));
+        result.sustained.push(await sustained(nodes, operators, 100, SUSTAINED_SECONDS));
+        console.log(`PostgreSQL, ${result.nodes} node(s), run ${run}/${RUNS}: round trip p50 ${result.rtP50.at(-1)!.toFixed(2)} ms, sustained with 100 agents ${result.sustained.at(-1)!.perSecond.toFixed(0)}/s`);
+      } finally {
+        for (const operator of operators) operator.close();
+        for (const node of nodes) await node.stop();
+      }
+    }
+  }
+  return results;
+}
+
+function clusterReport(results: ClusterResults[]): string {
+  const [one, two] = results as [ClusterResults, ClusterResults];
+  const rate = (result: ClusterResults) => spread(result.sustained.map((s) => s.perSecond), 0);
+  const lostAndDuplicated = (result: ClusterResults) =>
+    `${result.sustained.reduce((n, s) => n + s.lost, 0)} / ${result.sustained.reduce((n, s) => n + s.duplicated, 0)} of ${result.sustained.reduce((n, s) => n + s.completed, 0)}`;
+  return [
+    "## Several nodes (PostgreSQL, Redis between the nodes)",
+    "",
+    "Each node is its own process on this machine. With two nodes the round trip crosses them: the agent asks and waits on one node, the operator's socket hears it through Redis and the decision is made on the other. In the sustained run 100 agents are spread over the nodes and decisions alternate between them.",
+    "",
+    "| figure | one node | two nodes |",
+    "|---|---|---|",
+    `| approval round trip p50 (ms) | ${spread(one.rtP50, 2)} | ${spread(two.rtP50, 2)} |`,
+    `| approval round trip p99 (ms) | ${spread(one.rtP99, 2)} | ${spread(two.rtP99, 2)} |`,
+    `| sustained round trips/s, 100 concurrent agents | ${rate(one)} | ${rate(two)} |`,
+    `| lost / duplicated decisions (all runs) | ${lostAndDuplicated(one)} | ${lostAndDuplicated(two)} |`,
+    "",
+  ].join("\n");
+}
+
+async function redisReachable(url: string): Promise<boolean> {
+  const { createClient } = await import("redis");
+  const client = createClient({ url, socket: { connectTimeout: 2_000, reconnectStrategy: false } });
+  client.on("error", () => undefined);
+  try {
+    await client.connect();
+    await client.ping();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.quit().catch(() => undefined);
+  }
+}
+
 async function postgresUrl(): Promise<ThrowawayDatabase | null> {
   const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://root@127.0.0.1:5432/postgres";
   return createEmptyPostgresDatabase(adminUrl, "tollgate_bench").catch(() => null);
@@ -233,7 +317,7 @@ function verdict(ok: boolean) {
   return ok ? "met" : "**missed**";
 }
 
-function report(targets: TargetResults[], extra: string): string {
+function report(targets: TargetResults[], cluster: string, extra: string): string {
   const lines: string[] = [];
   const cpu = os.cpus()[0]?.model ?? "unknown CPU";
   lines.push("# Benchmark results", "");
@@ -266,15 +350,21 @@ function report(targets: TargetResults[], extra: string): string {
     lines.push(`| auto-approved approval.request (a rule decides), p50 (ms) | ${spread(target.autoApprovedP50, 2)} | ≤ 2 — ${verdict(medianOf(target.autoApprovedP50) <= 2)} |`);
     lines.push(`| evaluating 100 rules in process, p50 (µs) | ${spread(target.evaluationUs, 1)} | ≤ 1,000 — ${verdict(medianOf(target.evaluationUs) <= 1000)} |`, "");
   }
+  if (cluster) lines.push(cluster, "");
   lines.push(extra);
   return lines.join("\n") + "\n";
 }
 
-const targets: TargetResults[] = [await measure("embedded (PGlite)")];
+const only = process.env.BENCH_ONLY;
+const targets: TargetResults[] = only === "cluster" ? [] : [await measure("embedded (PGlite)")];
 const postgres = await postgresUrl();
+const redisUrl = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
+let cluster = "";
 if (postgres) {
   try {
-    targets.push(await measure("PostgreSQL", postgres.url));
+    if (only !== "cluster") targets.push(await measure("PostgreSQL", postgres.url));
+    if (await redisReachable(redisUrl)) cluster = clusterReport(await measureCluster(postgres.url, redisUrl));
+    else console.log(`Redis is not reachable at ${redisUrl}; the several-nodes figures are left out`);
   } finally {
     await postgres.drop();
   }
@@ -282,5 +372,5 @@ if (postgres) {
   console.log("PostgreSQL is not reachable; measuring the embedded database only");
 }
 const notes = await import("node:fs/promises").then((fs) => fs.readFile("bench/NOTES.md", "utf8").catch(() => ""));
-await writeFile("bench/results.md", report(targets, notes));
-console.log("wrote bench/results.md");
+await writeFile(only === "cluster" ? "bench/results-cluster.md" : "bench/results.md", report(targets, cluster, only === "cluster" ? "" : notes));
+console.log(`wrote ${only === "cluster" ? "bench/results-cluster.md" : "bench/results.md"}`);

@@ -20,8 +20,15 @@ async function resetPostgres(databaseUrl: string) {
   await client.end();
 }
 
-export async function startBenchServer(databaseUrl?: string): Promise<BenchServer> {
-  if (databaseUrl) await resetPostgres(databaseUrl);
+export interface BenchServerOptions {
+  /** Empty the database first (false for the second node of a cluster). */
+  reset?: boolean;
+  /** More environment: REDIS_URL and the TOLLGATE_SECRET every node of a cluster shares. */
+  env?: Record<string, string>;
+}
+
+export async function startBenchServer(databaseUrl?: string, options: BenchServerOptions = {}): Promise<BenchServer> {
+  if (databaseUrl && options.reset !== false) await resetPostgres(databaseUrl);
   const port = await freePort();
   const dataDir = await mkdtemp(path.join(tmpdir(), "tollgate-bench-"));
   const admin = { email: "bench@example.com", password: "bench password" };
@@ -40,6 +47,7 @@ export async function startBenchServer(databaseUrl?: string): Promise<BenchServe
       TOLLGATE_ADMIN_PASSWORD: admin.password,
       TOLLGATE_AGENT_KEY: agentKey,
       TOLLGATE_LOG_LEVEL: "warn",
+      ...options.env,
     },
     stdio: ["ignore", "inherit", "inherit"],
   });
