@@ -174,7 +174,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   });
   await receipts.start();
   // Failed logins are counted in Redis when there is one, so every node sees them.
-  const throttleRedis = env.REDIS_URL ? createClient({ url: env.REDIS_URL }) : undefined;
+  // While Redis is away a command fails at once rather than waiting in a queue,
+  // and each node throttles in its own memory meanwhile (the insurance limiter).
+  const throttleRedis = env.REDIS_URL ? createClient({ url: env.REDIS_URL, disableOfflineQueue: true }) : undefined;
   if (throttleRedis) {
     throttleRedis.on("error", (error) => log.warn("redis (login throttle)", error));
     await throttleRedis.connect();
