@@ -56,8 +56,12 @@ export async function postgresTransport(databaseUrl: string): Promise<BridgeTran
     name: "postgres",
     maxMessageBytes: MAX_PAYLOAD_BYTES,
     async publish(message) {
+      // Events of a node that is shutting down have nobody left to tell here.
+      if (closed) return;
       if (!client) throw new Error("not connected (reconnecting)");
-      await client.query("SELECT pg_notify($1, $2)", [CHANNEL, message]);
+      await client.query("SELECT pg_notify($1, $2)", [CHANNEL, message]).catch((error: unknown) => {
+        if (!closed) throw error;
+      });
     },
     async subscribe(listener) {
       onMessage = listener;
