@@ -1,0 +1,154 @@
+"""The HTTP client: one method per agent procedure, retries on network errors only."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from typing import Any, Callable, Optional
+
+# The server holds a long-poll for at most this long; the client asks again until decided.
+LONG_POLL_MS = 55_000
+NETWORK_RETRIES = 5
+
+
+class TollgateError(Exception):
+    """The server refused a call: `code` is its tRPC code (NOT_FOUND, CONFLICT, BAD_REQUEST, ...)."""
+
+    def __init__(self, message: str, code: Optional[str], status: int):
+        super().__init__(message)
+        self.code = code
+        self.status = status
+
+
+class ApprovalRejected(Exception):
+    """The operator rejected (or the approval expired or was canceled): the tool must not run."""
+
+    def __init__(self, result: dict):
+        decision = result.get("decision") or {}
+        super().__init__(decision.get("message") or f"approval {result['approvalId']} ended {result['status']}")
+        self.result = result
+
+
+class Tollgate:
+    """An agent service's connection to Tollgate, authenticated by its agent key."""
+
+    def __init__(self, url: str, api_key: str, timeout_seconds: float = 70.0):
+        self.base = url.rstrip("/") + "/api/trpc/"
+        self.api_key = api_key
+        self.timeout_seconds = timeout_seconds
+
+    # -- transport ---------------------------------------------------------
+
+    def _call(self, path: str, payload: dict, query: bool = False) -> Any:
+        body = json.dumps(payload).encode("utf-8")
+        if query:
+            url = self.base + path + "?input=" + urllib.parse.quote(json.dumps(payload))
+            request = urllib.request.Request(url, method="GET")
+        else:
+            request = urllib.request.Request(self.base + path, data=body, method="POST")
+            request.add_header("content-type", "application/json")
+        request.add_header("authorization", f"Bearer {self.api_key}")
+        for attempt in range(NETWORK_RETRIES + 1):
+            try:
+                with urllib.request.urlopen(request, timeout=self.timeout_seconds) as response:
+                    return json.loads(response.read())["result"]["data"]
+            except urllib.error.HTTPError as error:
+                answer = _json_or_none(error.read())
+                problem = (answer or {}).get("error") if isinstance(answer, dict) else None
+                if problem is None:
+                    # Not an answer from Tollgate (a proxy's 502 while a node restarts): try again.
+                    if attempt < NETWORK_RETRIES and error.code in (502, 503, 504):
+                        time.sleep(min(0.2 * 2**attempt, 5))
+                        continue
+                    raise TollgateError(f"{path}: HTTP {error.code}", None, error.code) from None
+                data = problem.get("data") or {}
+                raise TollgateError(problem.get("message", f"{path} failed"), data.get("code"), error.code) from None
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                if attempt >= NETWORK_RETRIES:
+                    raise
+                time.sleep(min(0.2 * 2**attempt, 5))
+        raise AssertionError("unreachable")
+
+    # -- sessions and requests ----------------------------------------------
+
+    def open_session(self, title: Optional[str] = None, session_id: Optional[str] = None) -> str:
+        payload: dict = {}
+        if title is not None:
+            payload["title"] = title
+        if session_id is not None:
+            payload["sessionId"] = session_id
+        return self._call("session.open", payload)["sessionId"]
+
+    def begin(self, session_id: str, agent: str, parent_request_id: Optional[str] = None, input: Any = None, resume_url: Optional[str] = None) -> dict:
+        """Begins a request (one invocation of `agent`); returns {"taskId", "requestId", ...}."""
+        payload: dict = {"sessionId": session_id, "agent": agent, "idempotencyKey": f"begin-{uuid.uuid4()}"}
+        if parent_request_id is not None:
+            payload["parentRequestId"] = parent_request_id
+        if input is not None:
+            payload["input"] = input
+        if resume_url is not None:
+            payload["resumeUrl"] = resume_url
+        return self._call("request.begin", payload)
+
+    def complete(self, request_id: str, output: Any = None) -> dict:
+        payload: dict = {"requestId": request_id}
+        if output is not None:
+            payload["output"] = output
+        return self._call("request.complete", payload)
+
+    def fail(self, request_id: str, message: str, code: Optional[str] = None) -> dict:
+        error = {"message": message, **({"code": code} if code else {})}
+        return self._call("request.fail", {"requestId": request_id, "error": error})
+
+    # -- approvals -----------------------------------------------------------
+
+    def request_approval(self, request_id: str, tool: str, args: Any, reason: Optional[str] = None, idempotency_key: Optional[str] = None, **options: Any) -> dict:
+        """Asks an operator (or the workspace's policy) about one tool call; returns {"approvalId", "status", ...}.
+
+        Extra options are sent as given: allow, timeoutMs, onTimeout, summary, externalId.
+        """
+        payload: dict = {"requestId": request_id, "tool": tool, "args": args, "idempotencyKey": idempotency_key or f"approval-{uuid.uuid4()}", **options}
+        if reason is not None:
+            payload["reason"] = reason
+        return self._call("approval.request", payload)
+
+    def wait_for_decision(self, approval_id: str, poll_ms: int = LONG_POLL_MS) -> dict:
+        """Long-polls until the approval is decided, expired or canceled; returns what approval.await answers."""
+        while True:
+            result = self._call("approval.await", {"approvalId": approval_id, "timeoutMs": poll_ms}, query=True)
+            if result["status"] != "PENDING":
+                return result
+
+    def gate(self, request_id: str, tool: str, args: Any, run: Callable[[Any], Any], reason: Optional[str] = None, **options: Any) -> Any:
+        """Asks, waits, and runs `run` with the approved (possibly edited) arguments at most once.
+
+        Raises ApprovalRejected when the tool must not run. Another replica that
+        already holds the approval's execution claim makes this one raise too.
+        """
+        asked = self.request_approval(request_id, tool, args, reason=reason, **options)
+        result = asked if asked["status"] != "PENDING" else self.wait_for_decision(asked["approvalId"])
+        decision = result.get("decision") or {}
+        may_run = result["status"] == "APPROVED" or (result["status"] == "EXPIRED" and decision.get("action") == "approve")
+        if not may_run:
+            raise ApprovalRejected(result)
+        approved_args = decision["args"] if decision.get("action") == "edit" else args
+        claim_key = f"python-{uuid.uuid4()}"
+        claim = self._call("approval.claimExecution", {"approvalId": result["approvalId"], "claimKey": claim_key})
+        if not claim["granted"]:
+            if claim.get("execution"):
+                return claim["execution"]["result"]
+            raise ApprovalRejected({**result, "decision": {**decision, "message": "another replica holds this approval's execution claim"}})
+        value = run(approved_args)
+        self._call("approval.reportExecution", {"approvalId": result["approvalId"], "executedArgs": approved_args, "result": value, "claimKey": claim_key})
+        return value
+
+
+def _json_or_none(raw: bytes) -> Any:
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return None
