@@ -74,7 +74,7 @@ export async function findRequest(
     SELECT r.id, r."sessionId", r."taskId", r.status, r."resumeUrl", t.agent, ${authority} AS "keyAtOrAbove"
     FROM "Request" r JOIN "Task" t ON t.id = r."taskId"
     WHERE ${options.lockChain ? Prisma.sql`r.id IN (SELECT id FROM chain)` : Prisma.sql`r.id = ${requestId} AND r."workspaceId" = ${workspaceId}`}
-    ${options.lockChain ? Prisma.sql`ORDER BY r.id FOR UPDATE OF r` : Prisma.empty}`;
+    ${options.lockChain ? Prisma.sql`ORDER BY r.id FOR NO KEY UPDATE OF r` : Prisma.empty}`;
   const row = rows.find((candidate) => candidate.id === requestId);
   if (!row || (agent && !mayActOn(agent, row))) return null;
   const { agent: _agent, keyAtOrAbove: _keyAtOrAbove, ...request } = row;
@@ -108,7 +108,7 @@ export async function findTask(db: Db, agent: AgentPrincipal, taskId: string, op
     SELECT t.id, t."sessionId", t.agent, t.kind, t.status, c.config, c.ownership, ${keyAtOrAbove("Task", "t", agent.agentKeyId)} AS "keyAtOrAbove"
     FROM "Task" t LEFT JOIN "ThreadConfig" c ON c."taskId" = t.id
     WHERE t.id = ${taskId} AND t."workspaceId" = ${agent.workspaceId}
-    ${options.lock ? Prisma.sql`FOR UPDATE OF t` : Prisma.empty}`;
+    ${options.lock ? Prisma.sql`FOR NO KEY UPDATE OF t` : Prisma.empty}`;
   if (!row || !mayActOn(agent, row)) return null;
   const { keyAtOrAbove: _keyAtOrAbove, ...task } = row;
   return { ...task, config: parseJsonColumn(task.config), ownership: parseJsonColumn(task.ownership) };

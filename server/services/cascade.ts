@@ -95,7 +95,7 @@ export async function refreshTaskStatuses(tx: Tx, taskIds: Iterable<string>): Pr
   const ids = [...new Set(taskIds)].sort();
   if (ids.length === 0) return [];
   const tasks = await tx.$queryRaw<{ id: string; sessionId: string; workspaceId: string; status: RunStatus }[]>`
-    SELECT id, "sessionId", "workspaceId", status FROM "Task" WHERE id = ANY(${ids}::text[]) ORDER BY id FOR UPDATE`;
+    SELECT id, "sessionId", "workspaceId", status FROM "Task" WHERE id = ANY(${ids}::text[]) ORDER BY id FOR NO KEY UPDATE`;
   const requests = await tx.$queryRaw<{ taskId: string; status: RunStatus; latestEnded: boolean }[]>`
     SELECT "taskId", status, false AS "latestEnded" FROM "Request"
     WHERE "taskId" = ANY(${ids}::text[]) AND status IN ('RUNNING', 'PAUSED')

@@ -9,9 +9,16 @@
 //      in one statement ordered by id (lockChain, lockChains). A use case never
 //      locks a request alone and its ancestors later.
 //   2. Approvals of those requests, in id order (a decision's conditional
-//      write, a cancellation's SELECT ... FOR UPDATE).
+//      write, a cancellation's SELECT ... FOR NO KEY UPDATE).
 //   3. Tasks, in id order (refreshTaskStatuses; a follow-on request's task).
 //   4. The workspace's audit chain head (an advisory lock taken by the append).
+//
+// Every lock is FOR NO KEY UPDATE, not FOR UPDATE: inserting a row that
+// refers to a locked one (a trace event to its task, an approval to its
+// request) takes a key-share lock on it, which FOR UPDATE conflicts with, so
+// two use cases that had each written such a row and then locked the row
+// would wait on each other. NO KEY UPDATE still queues every use case behind
+// another's lock; no use case changes an id or deletes an engine row.
 //
 // Rows created by the use case itself (a new request, approval or task) are
 // invisible to others until commit, so they take no place in the order.
@@ -35,14 +42,14 @@ export async function lockChains(tx: Tx, requestIds: string[]): Promise<{ id: st
       FROM "Request" r JOIN chain ON r.id = chain."parentRequestId"
       WHERE chain.depth < 1000
     )
-    SELECT r.id, r."taskId" FROM "Request" r WHERE r.id IN (SELECT id FROM chain) ORDER BY r.id FOR UPDATE OF r`;
+    SELECT r.id, r."taskId" FROM "Request" r WHERE r.id IN (SELECT id FROM chain) ORDER BY r.id FOR NO KEY UPDATE OF r`;
 }
 
 /** Locks the pending approvals of these requests in id order (lock order step 2); returns their ids. */
 export async function lockPendingApprovals(tx: Tx, requestIds: string[]): Promise<string[]> {
   if (requestIds.length === 0) return [];
   const rows = await tx.$queryRaw<{ id: string }[]>`
-    SELECT id FROM "Approval" WHERE "requestId" = ANY(${requestIds}::text[]) AND status = 'PENDING' ORDER BY id FOR UPDATE`;
+    SELECT id FROM "Approval" WHERE "requestId" = ANY(${requestIds}::text[]) AND status = 'PENDING' ORDER BY id FOR NO KEY UPDATE`;
   return rows.map((row) => row.id);
 }
 
@@ -50,7 +57,7 @@ export async function lockPendingApprovals(tx: Tx, requestIds: string[]): Promis
 export async function lockTasks(tx: Tx, taskIds: Iterable<string>): Promise<void> {
   const ids = [...new Set(taskIds)].sort();
   if (ids.length === 0) return;
-  await tx.$queryRaw`SELECT id FROM "Task" WHERE id = ANY(${ids}::text[]) ORDER BY id FOR UPDATE`;
+  await tx.$queryRaw`SELECT id FROM "Task" WHERE id = ANY(${ids}::text[]) ORDER BY id FOR NO KEY UPDATE`;
 }
 
 /**

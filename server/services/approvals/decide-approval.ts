@@ -124,7 +124,7 @@ async function castVote(
   now: Date,
 ): Promise<DecisionOutcome | null> {
   await lockChains(tx, [approval.requestId]);
-  const [locked] = await tx.$queryRaw<{ status: ApprovalStatus }[]>`SELECT status FROM "Approval" WHERE id = ${approval.id} FOR UPDATE`;
+  const [locked] = await tx.$queryRaw<{ status: ApprovalStatus }[]>`SELECT status FROM "Approval" WHERE id = ${approval.id} FOR NO KEY UPDATE`;
   if (locked?.status !== "PENDING") return null;
   const key = { approvalId_operatorId: { approvalId: approval.id, operatorId: operator.operatorId } };
   const vote = { action: input.action, message: input.message ?? null, decidedBy: operator.email, createdAt: now };
