@@ -10,6 +10,7 @@ import pg from "pg";
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { PrismaClient } from "../server/db/generated/client.ts";
 import { readMigrations } from "../server/db/schema-engine.ts";
+import { timedAdapterFactory } from "../server/db/timed-adapter.ts";
 import { EventBus } from "../server/events/bus.ts";
 import { bootstrapWorkspace } from "../server/services/bootstrap.ts";
 import { createServiceDeps, type ServiceDeps } from "../server/services/deps.ts";
@@ -23,6 +24,8 @@ export const AGENT_KEY = "tgk_test_agent_key_0123456789";
 
 export interface TestDatabase {
   prisma: PrismaClient;
+  /** How many statements (queries and commands, not BEGIN or COMMIT) `work` sent to the database. */
+  countStatements<T>(work: () => Promise<T>): Promise<{ result: T; statements: number }>;
   /** A postgres:// URL for servers started by the test (PostgreSQL target only). */
   url?: string;
   close(): Promise<void>;
@@ -42,6 +45,22 @@ export function createEmptyPostgresDatabase(): Promise<ThrowawayDatabase> {
   return createThrowawayDatabase(adminUrl);
 }
 
+/** A Prisma client whose statements can be counted (see TestDatabase.countStatements). */
+function countingClient(adapter: PrismaPg | PrismaPGlite) {
+  let counted: { statements: number } | undefined;
+  const prisma = new PrismaClient({ adapter: timedAdapterFactory(adapter, () => (counted ? () => void counted!.statements++ : undefined)) });
+  const countStatements = async <T>(work: () => Promise<T>) => {
+    counted = { statements: 0 };
+    try {
+      const result = await work();
+      return { result, statements: counted.statements };
+    } finally {
+      counted = undefined;
+    }
+  };
+  return { prisma, countStatements };
+}
+
 /** A new, migrated database for one test file. */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const migrations = await migrationSql();
@@ -52,9 +71,10 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     await client.connect();
     for (const sql of migrations) await client.query(sql);
     await client.end();
-    const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url.toString() }) });
+    const { prisma, countStatements } = countingClient(new PrismaPg({ connectionString: url.toString() }));
     return {
       prisma,
+      countStatements,
       url: url.toString(),
       async close() {
         await prisma.$disconnect();
@@ -64,9 +84,10 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   }
   const pglite = await PGlite.create();
   for (const sql of migrations) await pglite.exec(sql);
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  const { prisma, countStatements } = countingClient(new PrismaPGlite(pglite));
   return {
     prisma,
+    countStatements,
     async close() {
       await prisma.$disconnect();
       await pglite.close();

@@ -134,4 +134,19 @@ describe.skipIf(TEST_TARGET !== "postgres")("lock order (PostgreSQL)", () => {
     });
     expect(found).toBe(0);
   });
+
+  it("lock order: siblings in one task ending at once (in one statement each) never deadlock, and the task ends", async () => {
+    const setup = agentCaller(app.deps);
+    const { sessionId } = await setup.session.open({});
+    const found = await deadlocksDuring(url, async (deps) => {
+      const agent = agentCaller(deps);
+      for (let round = 0; round < ROUNDS; round++) {
+        const first = await agent.request.begin({ sessionId, agent: "writer" });
+        const more = await Promise.all([1, 2, 3].map(() => agent.request.begin({ sessionId, agent: "writer", taskId: first.taskId })));
+        await Promise.all([first, ...more].map((sibling) => agent.request.complete({ requestId: sibling.requestId })));
+        expect((await deps.prisma.task.findUniqueOrThrow({ where: { id: first.taskId } })).status).toBe("COMPLETED");
+      }
+    });
+    expect(found).toBe(0);
+  });
 });

@@ -13,7 +13,7 @@ import { type Actor } from "./audit.ts";
 import { findRequest, findTask, mayActOnRequest } from "./authority.ts";
 import { mergeChanges, noChanges, refreshTaskStatuses, type Changes } from "./cascade.ts";
 import type { ServiceDeps, Tx } from "./deps.ts";
-import { isUniqueViolation, publishChanges, transact } from "./transaction.ts";
+import { isUniqueViolation, publishChanges, transact, withRetries } from "./transaction.ts";
 
 const json = (value: unknown) => (value === undefined ? Prisma.DbNull : (value as Prisma.InputJsonValue));
 const agentActor = (agent: AgentPrincipal): Actor => ({ type: "agent", id: agent.agentKeyId, label: agent.keyName });
@@ -184,6 +184,59 @@ export interface EndRequestResult {
 
 /** Completes or fails a request (agents), with its output or error recorded. */
 export async function endRequest(
+  deps: ServiceDeps,
+  agent: AgentPrincipal,
+  requestId: string,
+  ending: Exclude<RequestEnding, "cancel">,
+  payload: { output?: unknown; error?: { message: string; code?: string } },
+): Promise<EndRequestResult> {
+  const ended = await endRunningRequestInOneCall(deps, agent, requestId, ending, payload);
+  return ended ?? endRequestInSteps(deps, agent, requestId, ending, payload);
+}
+
+interface EndedInOneCall {
+  outcome: "ended" | "elsewhere" | "not_found";
+  request_status: RunStatus | null;
+  session_id: string | null;
+  task_id: string | null;
+  task_status: RunStatus | null;
+  task_changed: boolean;
+}
+
+/**
+ * The common case in one database round trip: a running request ended by the
+ * key that began it (or began a request above it). tollgate_end_request (its
+ * migration, 20261124100000_end_request_function, says what each statement
+ * guarantees) locks the chain, ends the request, traces it and re-derives the
+ * task's status in one statement. Null when the request needs the general path:
+ * a key trusted by name, a paused request, or one that already ended.
+ */
+async function endRunningRequestInOneCall(
+  deps: ServiceDeps,
+  agent: AgentPrincipal,
+  requestId: string,
+  ending: Exclude<RequestEnding, "cancel">,
+  payload: { output?: unknown; error?: { message: string; code?: string } },
+): Promise<EndRequestResult | null> {
+  const status: RunStatus = ending === "complete" ? "COMPLETED" : "FAILED";
+  const output = ending === "complete" && payload.output !== undefined ? JSON.stringify(payload.output) : null;
+  const error = ending === "fail" && payload.error !== undefined ? JSON.stringify(payload.error) : null;
+  const [row] = await withRetries(() =>
+    deps.prisma.$queryRaw<EndedInOneCall[]>`
+      SELECT * FROM tollgate_end_request(${agent.workspaceId}, ${requestId}, ${agent.agentKeyId},
+        ${status}::"RunStatus", ${output}::json, ${error}::jsonb, ${deps.now()}::timestamp(3))`,
+  );
+  if (!row || row.outcome !== "ended") return null;
+  const { workspaceId } = agent;
+  const changes = noChanges();
+  changes.requests.push({ workspaceId, requestId, taskId: row.task_id!, sessionId: row.session_id!, status });
+  if (row.task_changed) changes.tasks.push({ workspaceId, taskId: row.task_id!, sessionId: row.session_id!, status: row.task_status! });
+  publishChanges(deps, changes);
+  return { requestId, status };
+}
+
+/** The general path: every case, in several statements in one transaction. */
+async function endRequestInSteps(
   deps: ServiceDeps,
   agent: AgentPrincipal,
   requestId: string,

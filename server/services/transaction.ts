@@ -7,13 +7,18 @@ import type { ServiceDeps, Tx } from "./deps.ts";
 
 const RETRYABLE = /deadlock detected|could not serialize|P2034|40P01|40001/;
 
-export async function transact<T>(deps: ServiceDeps, work: (tx: Tx) => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
+export function transact<T>(deps: ServiceDeps, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return withRetries(() => deps.prisma.$transaction(work, { maxWait: 10_000, timeout: 20_000 }));
+}
+
+/** Runs `attempt` again, up to four times in all, when it failed on a deadlock or a serialization failure. */
+export async function withRetries<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
     try {
-      return await deps.prisma.$transaction(work, { maxWait: 10_000, timeout: 20_000 });
+      return await attempt();
     } catch (error) {
       const text = error instanceof Error ? `${error.message} ${(error as { code?: string }).code ?? ""}` : "";
-      if (attempt >= 4 || !RETRYABLE.test(text)) throw error;
+      if (tries >= 4 || !RETRYABLE.test(text)) throw error;
     }
   }
 }

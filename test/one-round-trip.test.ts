@@ -1,0 +1,91 @@
+// Use cases that run as one database statement (a SQL function created by a
+// migration): counted at the driver, and checked for what they write. Their
+// races on PostgreSQL are in lock-order.test.ts.
+import { describe, expect, it } from "vitest";
+import { agentCaller, operatorCaller, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
+
+let db: TestDatabase;
+let app: TestApp;
+useFreshApp((created) => (db = created), (fresh) => (app = fresh));
+
+async function status(id: string) {
+  const row = (await db.prisma.request.findUnique({ where: { id } })) ?? (await db.prisma.task.findUnique({ where: { id } }));
+  return row?.status;
+}
+
+describe("request.complete and request.fail in one statement", () => {
+  it("completing a running request is one statement: the request, its trace and its task are written", async () => {
+    const agent = agentCaller(app.deps);
+    const { sessionId } = await agent.session.open({ title: "one statement" });
+    const begun = await agent.request.begin({ sessionId, agent: "writer" });
+
+    const { result, statements } = await db.countStatements(() => agent.request.complete({ requestId: begun.requestId, output: { sent: 3 } }));
+    expect(result).toEqual({ requestId: begun.requestId, status: "COMPLETED" });
+    expect(statements).toBe(1);
+
+    const request = await db.prisma.request.findUniqueOrThrow({ where: { id: begun.requestId } });
+    expect(request).toMatchObject({ status: "COMPLETED", output: { sent: 3 } });
+    expect(request.endedAt).toBeInstanceOf(Date);
+    expect(await status(begun.taskId)).toBe("COMPLETED");
+    const traces = await db.prisma.traceEvent.findMany({ where: { requestId: begun.requestId }, orderBy: { id: "asc" } });
+    expect(traces.map((trace) => [trace.type, trace.data])).toEqual([
+      ["invocation", { input: null, parentRequestId: null }],
+      ["response", { output: { sent: 3 } }],
+    ]);
+  });
+
+  it("failing is one statement too, and the task says FAILED once nothing in it runs", async () => {
+    const agent = agentCaller(app.deps);
+    const { sessionId } = await agent.session.open({ title: "one statement" });
+    const first = await agent.request.begin({ sessionId, agent: "writer" });
+    const second = await agent.request.begin({ sessionId, agent: "writer", taskId: first.taskId });
+
+    await agent.request.complete({ requestId: first.requestId });
+    expect(await status(first.taskId)).toBe("RUNNING");
+    const error = { message: "the mail server refused", code: "SMTP_550" };
+    const { statements } = await db.countStatements(() => agent.request.fail({ requestId: second.requestId, error }));
+    expect(statements).toBe(1);
+    expect(await db.prisma.request.findUniqueOrThrow({ where: { id: second.requestId } })).toMatchObject({ status: "FAILED", error });
+    expect(await status(first.taskId)).toBe("FAILED");
+  });
+
+  it("a sibling still paused keeps the task PAUSED; the output of nothing is stored as nothing", async () => {
+    const agent = agentCaller(app.deps);
+    const { sessionId } = await agent.session.open({ title: "siblings" });
+    const waiting = await agent.request.begin({ sessionId, agent: "writer" });
+    const running = await agent.request.begin({ sessionId, agent: "writer", taskId: waiting.taskId });
+    await agent.approval.request({ requestId: waiting.requestId, tool: "send_email", args: {} });
+    expect(await status(waiting.taskId)).toBe("PAUSED");
+
+    await agent.request.complete({ requestId: running.requestId });
+    expect(await status(waiting.taskId)).toBe("PAUSED");
+    expect((await db.prisma.request.findUniqueOrThrow({ where: { id: running.requestId } })).output).toBeNull();
+  });
+
+  it("what the one statement does not take goes the general way: a paused request fails with its approval canceled, an ended one says so", async () => {
+    const agent = agentCaller(app.deps);
+    const { sessionId } = await agent.session.open({ title: "general path" });
+    const begun = await agent.request.begin({ sessionId, agent: "writer" });
+    const asked = await agent.approval.request({ requestId: begun.requestId, tool: "send_email", args: {} });
+
+    const { statements } = await db.countStatements(() => agent.request.fail({ requestId: begun.requestId, error: { message: "gave up" } }));
+    expect(statements).toBeGreaterThan(1);
+    expect(await status(begun.requestId)).toBe("FAILED");
+    expect((await db.prisma.approval.findUniqueOrThrow({ where: { id: asked.approvalId } })).status).toBe("CANCELED");
+
+    expect(await agent.request.fail({ requestId: begun.requestId, error: { message: "again" } })).toEqual({ requestId: begun.requestId, status: "FAILED" });
+    await expect(agent.request.complete({ requestId: begun.requestId })).rejects.toMatchObject({ code: "CONFLICT" });
+  });
+
+  it("another key's request is NOT_FOUND, and nothing of it changes", async () => {
+    const owner = agentCaller(app.deps);
+    const { sessionId } = await owner.session.open({ title: "not yours" });
+    const begun = await owner.request.begin({ sessionId, agent: "writer" });
+    const admin = await operatorCaller(app.deps);
+    const agent = agentCaller(app.deps, (await admin.agentKey.create({ name: "another service" })).key);
+
+    await expect(agent.request.complete({ requestId: begun.requestId })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    expect(await status(begun.requestId)).toBe("RUNNING");
+    expect(await db.prisma.traceEvent.count({ where: { requestId: begun.requestId, type: "response" } })).toBe(0);
+  });
+});
