@@ -27,13 +27,16 @@ export interface BenchServerOptions {
   env?: Record<string, string>;
 }
 
+/** Extra Node options for the server, e.g. BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/profile" to profile it. */
+const nodeArgs = () => (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean);
+
 export async function startBenchServer(databaseUrl?: string, options: BenchServerOptions = {}): Promise<BenchServer> {
   if (databaseUrl && options.reset !== false) await resetPostgres(databaseUrl);
   const port = await freePort();
   const dataDir = await mkdtemp(path.join(tmpdir(), "tollgate-bench-"));
   const admin = { email: "bench@example.com", password: "bench password" };
   const agentKey = "tgk_bench_agent_key_0000000000";
-  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+  const child = spawn(process.execPath, [...nodeArgs(), "--import", "tsx", "server/main.ts"], {
     env: {
       ...process.env,
       NODE_ENV: "production",

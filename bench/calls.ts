@@ -1,0 +1,93 @@
+// Where one call's time goes: for each hot procedure, its p50 and mean from the client;
+// from the server's own /metrics before and after each call, the statements it
+// sent to the database, the driver's time on them, and the server's time from
+// the request's arrival to the response's end (means). What the server did not spend
+// is the client's and the loopback's.
+import { createTRPCClient } from "@trpc/client";
+import type { AppRouter } from "../server/api/router.ts";
+import { createTollgate } from "../sdk/index.ts";
+import { percentile } from "./stats.ts";
+import type { BenchServer } from "./server.ts";
+
+type OperatorClient = ReturnType<typeof createTRPCClient<AppRouter>>;
+
+export interface CallCost {
+  call: string;
+  p50Ms: number;
+  meanMs: number;
+  statements: number;
+  databaseMs: number;
+  /** In the server, from the request's arrival to the response's end, database included. */
+  serverMs: number;
+}
+
+async function serverTotals(url: string): Promise<{ count: number; seconds: number; callSeconds: number }> {
+  const text = await fetch(`${url}/metrics`).then((response) => response.text());
+  let count = 0;
+  let seconds = 0;
+  let callSeconds = 0;
+  const value = (line: string) => Number(line.split(" ").at(-1));
+  for (const line of text.split("\n")) {
+    if (line.startsWith("tollgate_database_statement_duration_seconds_count")) count += value(line);
+    if (line.startsWith("tollgate_database_statement_duration_seconds_sum")) seconds += value(line);
+    if (line.startsWith("tollgate_api_call_duration_seconds_sum")) callSeconds += value(line);
+  }
+  return { count, seconds, callSeconds };
+}
+
+/**
+ * Runs `once` `count` times after 10 warm-up calls, each on what one `prepare`
+ * made. Everything is prepared first, so no background work of the preparing
+ * (a decision's webhook, say) runs inside a measured call; a scrape's own
+ * statements are measured with nothing between two scrapes and taken off.
+ */
+async function cost<T>(server: BenchServer, call: string, count: number, prepare: () => Promise<T>, once: (prepared: T) => Promise<unknown>): Promise<CallCost> {
+  for (let i = 0; i < 10; i++) await once(await prepare());
+  const prepared: T[] = [];
+  for (let i = 0; i < count; i++) prepared.push(await prepare());
+  const first = await serverTotals(server.url);
+  const second = await serverTotals(server.url);
+  const scrape = { count: second.count - first.count, seconds: second.seconds - first.seconds };
+  const samples: number[] = [];
+  let statements = 0;
+  let seconds = 0;
+  let callSeconds = 0;
+  for (const input of prepared) {
+    const before = await serverTotals(server.url);
+    const started = performance.now();
+    await once(input);
+    samples.push(performance.now() - started);
+    const after = await serverTotals(server.url);
+    statements += after.count - before.count - scrape.count;
+    seconds += after.seconds - before.seconds - scrape.seconds;
+    callSeconds += after.callSeconds - before.callSeconds;
+  }
+  const perCall = (total: number) => (total * 1000) / count;
+  return { call, p50Ms: percentile(samples, 50), meanMs: samples.reduce((sum, sample) => sum + sample, 0) / count, statements: statements / count, databaseMs: perCall(seconds), serverMs: perCall(callSeconds) };
+}
+
+export async function callCosts(server: BenchServer, operator: OperatorClient, count: number): Promise<CallCost[]> {
+  const sdk = createTollgate({ url: server.url, apiKey: server.agentKey });
+  const api = sdk.client;
+  const { sessionId } = await sdk.openSession({ title: "bench: call costs" });
+  const nothing = async () => undefined;
+  const begun = async () => (await api.request.begin.mutate({ sessionId, agent: "bench-agent" })).requestId;
+  const asked = async () => (await api.approval.request.mutate({ requestId: await begun(), tool: "send_email", args: { to: "a@example.com" } })).approvalId;
+  const decided = async () => {
+    const approvalId = await asked();
+    await operator.approval.decide.mutate({ approvalId, action: "approve" });
+    return approvalId;
+  };
+  const traceBatch = Array.from({ length: 100 }, (_, i) => ({ type: "tool_call", name: "search", data: { query: `q${i}` } }));
+  const healthz = await cost(server, "GET /healthz (HTTP alone, no tRPC)", count, nothing, () => fetch(`${server.url}/healthz`).then((response) => response.text()));
+  return [
+    { ...healthz, statements: 0, databaseMs: 0, serverMs: 0 },
+    await cost(server, "session.open", count, nothing, () => api.session.open.mutate({ title: "t" })),
+    await cost(server, "request.begin", count, nothing, () => api.request.begin.mutate({ sessionId, agent: "bench-agent" })),
+    await cost(server, "request.complete", count, begun, (requestId) => api.request.complete.mutate({ requestId, output: { ok: true } })),
+    await cost(server, "request.trace (100 events)", count, begun, (requestId) => api.request.trace.mutate({ requestId, events: traceBatch })),
+    await cost(server, "approval.request (a person decides)", count, begun, (requestId) => api.approval.request.mutate({ requestId, tool: "send_email", args: { to: "a@example.com" } })),
+    await cost(server, "approval.decide (operator)", count, asked, (approvalId) => operator.approval.decide.mutate({ approvalId, action: "approve" })),
+    await cost(server, "approval.await (already decided)", count, decided, (approvalId) => api.approval.await.query({ approvalId, timeoutMs: 1_000 })),
+  ];
+}
