@@ -48,7 +48,11 @@ export function createEmptyPostgresDatabase(): Promise<ThrowawayDatabase> {
 /** A Prisma client whose statements can be counted (see TestDatabase.countStatements). */
 function countingClient(adapter: PrismaPg | PrismaPGlite) {
   let counted: { statements: number } | undefined;
-  const prisma = new PrismaClient({ adapter: timedAdapterFactory(adapter, () => (counted ? () => void counted!.statements++ : undefined)) });
+  const listener = () => {
+    const counter = counted;
+    return counter ? () => void counter.statements++ : undefined;
+  };
+  const prisma = new PrismaClient({ adapter: timedAdapterFactory(adapter, listener) });
   const countStatements = async <T>(work: () => Promise<T>) => {
     counted = { statements: 0 };
     try {

@@ -2,11 +2,21 @@
 // migration): counted at the driver, and checked for what they write. Their
 // races on PostgreSQL are in lock-order.test.ts.
 import { describe, expect, it } from "vitest";
-import { agentCaller, operatorCaller, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
+import { AGENT_KEY, agentCaller, callerWith, operatorCaller, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
 
 let db: TestDatabase;
 let app: TestApp;
 useFreshApp((created) => (db = created), (fresh) => (app = fresh));
+
+/**
+ * Waits until the agent key's first use is recorded: that write runs off the
+ * call's path, and would otherwise be counted with whichever call it overlaps.
+ */
+async function keyUseRecorded() {
+  while (!(await db.prisma.agentKey.findFirst({ where: { workspaceId: app.workspaceId, lastUsedAt: { not: null } } }))) {
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
 
 async function status(id: string) {
   const row = (await db.prisma.request.findUnique({ where: { id } })) ?? (await db.prisma.task.findUnique({ where: { id } }));
@@ -17,6 +27,7 @@ describe("request.complete and request.fail in one statement", () => {
   it("completing a running request is one statement: the request, its trace and its task are written", async () => {
     const agent = agentCaller(app.deps);
     const { sessionId } = await agent.session.open({ title: "one statement" });
+    await keyUseRecorded();
     const begun = await agent.request.begin({ sessionId, agent: "writer" });
 
     const { result, statements } = await db.countStatements(() => agent.request.complete({ requestId: begun.requestId, output: { sent: 3 } }));
@@ -37,6 +48,7 @@ describe("request.complete and request.fail in one statement", () => {
   it("failing is one statement too, and the task says FAILED once nothing in it runs", async () => {
     const agent = agentCaller(app.deps);
     const { sessionId } = await agent.session.open({ title: "one statement" });
+    await keyUseRecorded();
     const first = await agent.request.begin({ sessionId, agent: "writer" });
     const second = await agent.request.begin({ sessionId, agent: "writer", taskId: first.taskId });
 
@@ -65,6 +77,7 @@ describe("request.complete and request.fail in one statement", () => {
   it("what the one statement does not take goes the general way: a paused request fails with its approval canceled, an ended one says so", async () => {
     const agent = agentCaller(app.deps);
     const { sessionId } = await agent.session.open({ title: "general path" });
+    await keyUseRecorded();
     const begun = await agent.request.begin({ sessionId, agent: "writer" });
     const asked = await agent.approval.request({ requestId: begun.requestId, tool: "send_email", args: {} });
 
@@ -87,5 +100,55 @@ describe("request.complete and request.fail in one statement", () => {
     await expect(agent.request.complete({ requestId: begun.requestId })).rejects.toMatchObject({ code: "NOT_FOUND" });
     expect(await status(begun.requestId)).toBe("RUNNING");
     expect(await db.prisma.traceEvent.count({ where: { requestId: begun.requestId, type: "response" } })).toBe(0);
+  });
+});
+
+describe("request.begin in one statement", () => {
+  it("a new task, a child under a parent, and a follow-on in the task: one statement each, with the rows, trace and statuses of the general path", async () => {
+    const agent = agentCaller(app.deps);
+    const { sessionId } = await agent.session.open({ title: "one statement" });
+    await keyUseRecorded();
+
+    const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    const traced = callerWith(app.deps, { bearerToken: AGENT_KEY, traceparent });
+    const root = await db.countStatements(() => traced.request.begin({ sessionId, agent: "planner", kind: "orchestrator", input: { b: 1, a: 2 } }));
+    expect(root.statements).toBe(1);
+    const child = await db.countStatements(() => agent.request.begin({ sessionId, agent: "mailer", parentRequestId: root.result.requestId }));
+    expect(child.statements).toBe(1);
+    await agent.approval.request({ requestId: child.result.requestId, tool: "send_email", args: {} });
+    const followOn = await db.countStatements(() => agent.request.begin({ sessionId, agent: "mailer", taskId: child.result.taskId, idempotencyKey: "follow-on-1" }));
+    expect(followOn.statements).toBe(1);
+    expect(followOn.result.taskId).toBe(child.result.taskId);
+
+    const rootRow = await db.prisma.request.findUniqueOrThrow({ where: { id: root.result.requestId } });
+    expect(rootRow).toMatchObject({ status: "PAUSED", traceparent, parentRequestId: null });
+    // json keeps the agent's key order.
+    expect(Object.keys(rootRow.input as object)).toEqual(["b", "a"]);
+    const rootTask = await db.prisma.task.findUniqueOrThrow({ where: { id: root.result.taskId } });
+    expect(rootTask).toMatchObject({ kind: "ORCHESTRATOR", agent: "planner", parentTaskId: null, status: "PAUSED" });
+    const childTask = await db.prisma.task.findUniqueOrThrow({ where: { id: child.result.taskId } });
+    expect(childTask).toMatchObject({ kind: "AGENT", parentTaskId: root.result.taskId, status: "PAUSED" });
+    expect(await db.prisma.request.findUniqueOrThrow({ where: { id: followOn.result.requestId } })).toMatchObject({ status: "RUNNING", idempotencyKey: "follow-on-1", parentRequestId: null });
+    const invocation = await db.prisma.traceEvent.findFirstOrThrow({ where: { requestId: child.result.requestId, type: "invocation" } });
+    expect(invocation).toMatchObject({ name: "mailer", data: { input: null, parentRequestId: root.result.requestId } });
+
+    // The same idempotency key again: the general path answers with the same request.
+    expect(await agent.request.begin({ sessionId, agent: "mailer", taskId: child.result.taskId, idempotencyKey: "follow-on-1" })).toEqual(followOn.result);
+  });
+
+  it("refusals write nothing and say what the general path says", async () => {
+    const agent = agentCaller(app.deps);
+    const { sessionId } = await agent.session.open({ title: "refusals" });
+    const { sessionId: otherSession } = await agent.session.open({ title: "another" });
+    const root = await agent.request.begin({ sessionId, agent: "planner" });
+    await agent.request.complete({ requestId: root.requestId });
+    const before = await db.prisma.request.count();
+
+    await expect(agent.request.begin({ sessionId, agent: "mailer", parentRequestId: root.requestId })).rejects.toMatchObject({ code: "PRECONDITION_FAILED", message: expect.stringContaining("already ended as COMPLETED") });
+    await expect(agent.request.begin({ sessionId: otherSession, agent: "planner", taskId: root.taskId })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("belongs to session") });
+    await expect(agent.request.begin({ sessionId, agent: "someone else", taskId: root.taskId })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("cannot continue it") });
+    await expect(agent.request.begin({ sessionId: "ses_0000000000000000000000", agent: "planner" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    expect(await db.prisma.request.count()).toBe(before);
+    expect(await db.prisma.task.count()).toBe(1);
   });
 });

@@ -10,11 +10,13 @@ function timed<T extends SqlQueryable>(queryable: T, listener: () => StatementLi
   const queryRaw = queryable.queryRaw.bind(queryable);
   const executeRaw = queryable.executeRaw.bind(queryable);
   const clock = async <R>(kind: "query" | "execute", run: () => Promise<R>): Promise<R> => {
+    // A statement is reported to the listener there was when it began.
+    const report = listener();
     const started = process.hrtime.bigint();
     try {
       return await run();
     } finally {
-      listener()?.(kind, Number(process.hrtime.bigint() - started) / 1e9, inTransaction);
+      report?.(kind, Number(process.hrtime.bigint() - started) / 1e9, inTransaction);
     }
   };
   queryable.queryRaw = (params) => clock("query", () => inStatementSpan("query", inTransaction, () => queryRaw(params)));

@@ -38,12 +38,59 @@ export interface BeginRequestResult {
 }
 
 export async function beginRequest(deps: ServiceDeps, agent: AgentPrincipal, input: BeginRequestInput): Promise<BeginRequestResult> {
-  const { workspaceId } = agent;
   if (input.resumeUrl) {
     // A literal private address is refused now; a name is checked on every address it resolves to when sent to.
     const verdict = checkUrlLiteral(input.resumeUrl, deps.outbound.allow);
     if (!verdict.allowed) throw new DomainError("BAD_INPUT", `resumeUrl is refused: ${verdict.reason}`, { field: "resumeUrl" });
   }
+  try {
+    const begun = await beginRequestInOneCall(deps, agent, input);
+    if (begun) return begun;
+  } catch (error) {
+    // A concurrent retry with the same key committed first; the general path answers with its request.
+    if (!(input.idempotencyKey && isUniqueViolation(error))) throw error;
+  }
+  return beginRequestInSteps(deps, agent, input);
+}
+
+interface BegunInOneCall {
+  outcome: "begun" | "elsewhere";
+  task_id: string | null;
+  task_status: RunStatus | null;
+  task_changed: boolean;
+}
+
+/**
+ * The common case in one database round trip: every check passes and, for a
+ * follow-on request, the key began the task or one above it. tollgate_begin_request
+ * (its migration, 20261124110000_begin_request_function, says what each statement
+ * guarantees) writes the task, the request, its trace and the task's status, or
+ * nothing. Null when the general path must answer: a key trusted by name, an
+ * idempotency key already used, and every refusal.
+ */
+async function beginRequestInOneCall(deps: ServiceDeps, agent: AgentPrincipal, input: BeginRequestInput): Promise<BeginRequestResult | null> {
+  const requestId = newId("req");
+  const kind = input.kind === "orchestrator" ? "ORCHESTRATOR" : "AGENT";
+  const [row] = await withRetries(() =>
+    deps.prisma.$queryRaw<BegunInOneCall[]>`
+      SELECT * FROM tollgate_begin_request(${agent.workspaceId}, ${agent.agentKeyId}, ${input.sessionId}, ${input.agent},
+        ${kind}::"TaskKind", ${input.taskId ?? null}, ${input.parentRequestId ?? null},
+        ${input.input === undefined ? null : JSON.stringify(input.input)}::json, ${input.idempotencyKey ?? null},
+        ${input.resumeUrl ?? null}, ${input.traceparent ?? null}, ${requestId}, ${newId("tsk")}, ${deps.now()}::timestamp(3))`,
+  );
+  if (!row || row.outcome !== "begun") return null;
+  const { workspaceId } = agent;
+  const taskId = row.task_id!;
+  const changes = noChanges();
+  changes.requests.push({ workspaceId, requestId, taskId, sessionId: input.sessionId, status: "RUNNING" });
+  if (row.task_changed) changes.tasks.push({ workspaceId, taskId, sessionId: input.sessionId, status: row.task_status! });
+  publishChanges(deps, changes);
+  return { sessionId: input.sessionId, taskId, requestId };
+}
+
+/** The general path: every case, in several statements in one transaction. */
+async function beginRequestInSteps(deps: ServiceDeps, agent: AgentPrincipal, input: BeginRequestInput): Promise<BeginRequestResult> {
+  const { workspaceId } = agent;
   if (input.idempotencyKey) {
     const existing = await findByIdempotencyKey(deps, agent, input.idempotencyKey, input.sessionId);
     if (existing) return existing;

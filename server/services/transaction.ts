@@ -41,7 +41,13 @@ export function publishChanges(deps: ServiceDeps, changes: Changes): void {
   for (const change of changes.tasks) deps.bus.publish("task:updated", change);
 }
 
-/** True for Prisma's unique-constraint violation (another writer got there first). */
+/**
+ * True for a unique-constraint violation (another writer got there first):
+ * Prisma's own, or PostgreSQL's 23505 from a raw statement or SQL function.
+ */
 export function isUniqueViolation(error: unknown): boolean {
-  return typeof error === "object" && error !== null && (error as { code?: string }).code === "P2002";
+  if (typeof error !== "object" || error === null) return false;
+  const { code, meta } = error as { code?: string; meta?: { code?: string; driverAdapterError?: { cause?: { originalCode?: string } } } };
+  if (code === "P2002") return true;
+  return code === "P2010" && (meta?.code === "23505" || meta?.driverAdapterError?.cause?.originalCode === "23505");
 }
