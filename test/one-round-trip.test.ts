@@ -1,7 +1,10 @@
 // Use cases that run as one database statement (a SQL function created by a
-// migration): counted at the driver, and checked for what they write. Their
-// races on PostgreSQL are in lock-order.test.ts.
+// migration): counted at the driver, and checked for what they write; and the
+// task-status function every use case shares, table-driven. Their races on
+// PostgreSQL are in lock-order.test.ts.
 import { describe, expect, it } from "vitest";
+import type { RunStatus } from "../server/domain/lifecycle.ts";
+import { newId } from "../server/domain/ids.ts";
 import { AGENT_KEY, agentCaller, callerWith, operatorCaller, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
 
 let db: TestDatabase;
@@ -150,5 +153,28 @@ describe("request.begin in one statement", () => {
     await expect(agent.request.begin({ sessionId: "ses_0000000000000000000000", agent: "planner" })).rejects.toMatchObject({ code: "NOT_FOUND" });
     expect(await db.prisma.request.count()).toBe(before);
     expect(await db.prisma.task.count()).toBe(1);
+  });
+});
+
+describe("a task's status, derived by tollgate_refresh_task_statuses (invariant 2)", () => {
+  it.each<[RunStatus, RunStatus[], RunStatus]>([
+    ["RUNNING", ["RUNNING", "PAUSED"], "PAUSED"],
+    ["PAUSED", ["COMPLETED", "RUNNING"], "RUNNING"],
+    ["RUNNING", ["FAILED", "COMPLETED"], "COMPLETED"],
+    ["COMPLETED", ["COMPLETED", "RUNNING"], "RUNNING"],
+    ["RUNNING", ["COMPLETED", "FAILED"], "FAILED"],
+    ["RUNNING", ["CANCELED"], "CANCELED"],
+    ["CANCELED", ["RUNNING"], "CANCELED"],
+    ["RUNNING", [], "RUNNING"],
+  ])("a %s task whose requests are, oldest first, %j becomes %s", async (current, requests, expected) => {
+    const { sessionId } = await agentCaller(app.deps).session.open({});
+    const task = await db.prisma.task.create({ data: { id: newId("tsk"), workspaceId: app.workspaceId, sessionId, agent: "a", kind: "AGENT", status: current } });
+    for (const [index, status] of requests.entries()) {
+      await db.prisma.request.create({ data: { id: newId("req"), workspaceId: app.workspaceId, sessionId, taskId: task.id, status, createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, index)) } });
+    }
+    const changed = await db.prisma.$queryRaw<{ task_id: string; status: RunStatus }[]>`
+      SELECT task_id, status FROM tollgate_refresh_task_statuses(${[task.id]}::text[], ${new Date()}::timestamp(3))`;
+    expect(changed).toEqual(expected === current ? [] : [{ task_id: task.id, status: expected }]);
+    expect((await db.prisma.task.findUniqueOrThrow({ where: { id: task.id } })).status).toBe(expected);
   });
 });

@@ -6,7 +6,6 @@ import {
   planRequestEnding,
   requestStatusFor,
   statusForDecision,
-  taskStatusFor,
   validateDecision,
   type DecisionAction,
   type RequestEnding,
@@ -63,19 +62,6 @@ describe("request endings", () => {
     expect(() => planRequestEnding({ requestId: "req_1", status: "PAUSED", pendingApprovalIds: [] }, "complete")).toThrow(
       /a request it invoked is waiting/,
     );
-  });
-});
-
-describe("task status (invariant 2)", () => {
-  it.each<[RunStatus, RunStatus[], RunStatus | undefined, RunStatus]>([
-    ["RUNNING", ["RUNNING", "PAUSED"], undefined, "PAUSED"],
-    ["PAUSED", ["RUNNING"], undefined, "RUNNING"],
-    ["RUNNING", [], "COMPLETED", "COMPLETED"],
-    ["COMPLETED", ["RUNNING"], "COMPLETED", "RUNNING"],
-    ["RUNNING", [], "FAILED", "FAILED"],
-    ["CANCELED", ["RUNNING"], undefined, "CANCELED"],
-  ])("task: %s with active requests %j and latest ended %s becomes %s", (current, active, latest, expected) => {
-    expect(taskStatusFor(current, active.map((status) => ({ status })), latest)).toBe(expected);
   });
 });
 

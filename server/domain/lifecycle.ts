@@ -62,17 +62,9 @@ export function planRequestEnding(request: RequestEndingCheck, ending: RequestEn
 
 // ---- Tasks ------------------------------------------------------------------
 
-/**
- * Invariant 2: a task is PAUSED while any of its active requests is PAUSED,
- * RUNNING while any is running, and otherwise takes the status its latest
- * request ended with. A canceled task stays canceled.
- */
-export function taskStatusFor(current: RunStatus, requests: { status: RunStatus }[], latestEnded?: RunStatus): RunStatus {
-  if (current === "CANCELED") return current;
-  if (requests.some((request) => request.status === "PAUSED")) return "PAUSED";
-  if (requests.some((request) => request.status === "RUNNING")) return "RUNNING";
-  return latestEnded ?? current;
-}
+// A task's status is derived in the database, where its requests are
+// (tollgate_refresh_task_statuses, migration 20261124100000_engine_functions;
+// tested in test/one-round-trip.test.ts).
 
 // ---- Approvals --------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 // request's call chain, and the statuses of the tasks those requests belong to.
 // Returns what changed so the caller can publish it after commit.
 import type { Approval } from "../db/generated/client.ts";
-import { taskStatusFor, type RunStatus } from "../domain/lifecycle.ts";
+import type { RunStatus } from "../domain/lifecycle.ts";
 import type { Tx } from "./deps.ts";
 
 export interface RequestChange {
@@ -87,37 +87,18 @@ export async function adjustPendingAlongChains(tx: Tx, adjustments: { requestId:
 }
 
 /**
- * Re-derives the status of these tasks from their requests (lifecycle.taskStatusFor).
- * The task rows are locked first so that concurrent transactions on the same
- * task see each other's committed request changes.
+ * Re-derives the status of these tasks from their requests, in one statement:
+ * tollgate_refresh_task_statuses (migration 20261124100000_engine_functions)
+ * locks the tasks (lock order step 3), then reads their requests, so that
+ * concurrent transactions on the same task see each other's committed changes.
+ * Returns the tasks whose status changed.
  */
 export async function refreshTaskStatuses(tx: Tx, taskIds: Iterable<string>): Promise<TaskChange[]> {
   const ids = [...new Set(taskIds)].sort();
   if (ids.length === 0) return [];
-  const tasks = await tx.$queryRaw<{ id: string; sessionId: string; workspaceId: string; status: RunStatus }[]>`
-    SELECT id, "sessionId", "workspaceId", status FROM "Task" WHERE id = ANY(${ids}::text[]) ORDER BY id FOR NO KEY UPDATE`;
-  const requests = await tx.$queryRaw<{ taskId: string; status: RunStatus; latestEnded: boolean }[]>`
-    SELECT "taskId", status, false AS "latestEnded" FROM "Request"
-    WHERE "taskId" = ANY(${ids}::text[]) AND status IN ('RUNNING', 'PAUSED')
-    UNION ALL
-    SELECT * FROM (
-      SELECT DISTINCT ON ("taskId") "taskId", status, true AS "latestEnded" FROM "Request"
-      WHERE "taskId" = ANY(${ids}::text[]) AND status NOT IN ('RUNNING', 'PAUSED')
-      ORDER BY "taskId", "createdAt" DESC
-    ) AS ended`;
-  const changes: TaskChange[] = [];
-  for (const task of tasks) {
-    const own = requests.filter((request) => request.taskId === task.id);
-    const active = own.filter((request) => !request.latestEnded);
-    const latestEnded = own.find((request) => request.latestEnded)?.status;
-    const status = taskStatusFor(task.status, active, latestEnded);
-    if (status !== task.status) changes.push({ workspaceId: task.workspaceId, taskId: task.id, sessionId: task.sessionId, status });
-  }
-  for (const status of new Set(changes.map((change) => change.status))) {
-    await tx.task.updateMany({
-      where: { id: { in: changes.filter((change) => change.status === status).map((change) => change.taskId) } },
-      data: { status },
-    });
-  }
-  return changes;
+  const changed = await tx.$queryRaw<{ task_id: string; session_id: string; workspace_id: string; status: RunStatus }[]>`
+    SELECT * FROM tollgate_refresh_task_statuses(${ids}::text[], ${new Date()}::timestamp(3))`;
+  return changed
+    .map((row) => ({ workspaceId: row.workspace_id, taskId: row.task_id, sessionId: row.session_id, status: row.status }))
+    .sort((a, b) => a.taskId.localeCompare(b.taskId));
 }

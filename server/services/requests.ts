@@ -63,7 +63,7 @@ interface BegunInOneCall {
 /**
  * The common case in one database round trip: every check passes and, for a
  * follow-on request, the key began the task or one above it. tollgate_begin_request
- * (its migration, 20261124110000_begin_request_function, says what each statement
+ * (its migration, 20261124100000_engine_functions, says what each statement
  * guarantees) writes the task, the request, its trace and the task's status, or
  * nothing. Null when the general path must answer: a key trusted by name, an
  * idempotency key already used, and every refusal.
@@ -253,7 +253,7 @@ interface EndedInOneCall {
 /**
  * The common case in one database round trip: a running request ended by the
  * key that began it (or began a request above it). tollgate_end_request (its
- * migration, 20261124100000_end_request_function, says what each statement
+ * migration, 20261124100000_engine_functions, says what each statement
  * guarantees) locks the chain, ends the request, traces it and re-derives the
  * task's status in one statement. Null when the request needs the general path:
  * a key trusted by name, a paused request, or one that already ended.
