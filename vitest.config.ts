@@ -11,6 +11,9 @@ export default defineConfig({
           name: "unit",
           include: ["server/**/*.test.ts", "sdk/**/*.test.ts", "components/**/*.test.ts", "lib/**/*.test.ts"],
           environment: "node",
+          // A few of these start an embedded database, whose first start
+          // compiles PostgreSQL's WebAssembly: slow on a busy 2-core machine.
+          hookTimeout: 60_000,
         },
       },
       {
