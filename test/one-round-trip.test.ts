@@ -5,7 +5,8 @@
 import { describe, expect, it } from "vitest";
 import type { RunStatus } from "../server/domain/lifecycle.ts";
 import { newId } from "../server/domain/ids.ts";
-import { AGENT_KEY, agentCaller, callerWith, operatorCaller, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
+import { verifyAudit } from "../server/services/audit.ts";
+import { AGENT_KEY, agentCaller, callerWith, operatorCaller, TEST_TARGET, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
 
 let db: TestDatabase;
 let app: TestApp;
@@ -178,3 +179,19 @@ describe("a task's status, derived by tollgate_refresh_task_statuses (invariant 
     expect((await db.prisma.task.findUniqueOrThrow({ where: { id: task.id } })).status).toBe(expected);
   });
 });
+
+describe("the audit chain's head, locked and read in one statement", () => {
+  it.skipIf(TEST_TARGET !== "postgres")("appends racing in one workspace each chain to the one before: numbered without gaps, and the chain verifies", async () => {
+    const actor = { type: "system" as const, id: "test", label: "test" };
+    const before = await db.prisma.auditEntry.count({ where: { workspaceId: app.workspaceId } });
+    await Promise.all(
+      Array.from({ length: 12 }, (_, index) =>
+        db.prisma.$transaction((tx) => app.deps.audit.append(tx, app.workspaceId, { actor, action: "test.raced", subjectType: "test", subjectId: String(index) }, new Date())),
+      ),
+    );
+    const seqs = (await db.prisma.auditEntry.findMany({ where: { workspaceId: app.workspaceId }, orderBy: { seq: "asc" }, select: { seq: true } })).map((row) => row.seq);
+    expect(seqs).toEqual(Array.from({ length: before + 12 }, (_, index) => index + 1));
+    expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
+  });
+});
+

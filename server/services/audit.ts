@@ -45,12 +45,8 @@ export class AuditLog {
   /** Appends several entries in order, chained to each other, in one insert. Returns their seqs. */
   async appendMany(tx: Tx, workspaceId: string, inputs: AuditInput[], now: Date): Promise<number[]> {
     if (inputs.length === 0) return [];
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${"audit:" + workspaceId}))`;
-    const last = await tx.auditEntry.findFirst({
-      where: { workspaceId },
-      orderBy: { seq: "desc" },
-      select: { seq: true, hash: true },
-    });
+    // The workspace's append lock, then its newest entry (migration 20261124100000_engine_functions).
+    const [last] = await tx.$queryRaw<{ seq: number; hash: string }[]>`SELECT * FROM tollgate_lock_audit_head(${workspaceId})`;
     let seq = last?.seq ?? 0;
     let prevHash = last?.hash ?? GENESIS_HASH;
     const rows = inputs.map((input) => {

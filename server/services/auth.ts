@@ -132,21 +132,34 @@ export async function issueOperatorSession(
   return { token, expiresAt };
 }
 
+interface SessionOfOperator {
+  id: string;
+  workspaceId: string;
+  operatorId: string;
+  expiresAt: Date;
+  revokedAt: Date | null;
+  email: string;
+  name: string;
+  role: OperatorPrincipal["role"];
+  disabledAt: Date | null;
+}
+
 export async function authenticateOperator(deps: ServiceDeps, token: string): Promise<OperatorPrincipal | null> {
-  const session = await deps.prisma.operatorSession.findUnique({
-    where: { tokenHash: sha256(token) },
-    include: { operator: true },
-  });
-  if (!session || session.revokedAt || session.expiresAt <= deps.now() || session.operator.disabledAt) return null;
+  // One statement (Prisma would read the session and its operator in two): every operator call starts here.
+  const [session] = await deps.prisma.$queryRaw<SessionOfOperator[]>`
+    SELECT s.id, s."workspaceId", s."operatorId", s."expiresAt", s."revokedAt", o.email, o.name, o.role::text AS role, o."disabledAt"
+    FROM "OperatorSession" s JOIN "Operator" o ON o.id = s."operatorId"
+    WHERE s."tokenHash" = ${sha256(token)}`;
+  if (!session || session.revokedAt || session.expiresAt <= deps.now() || session.disabledAt) return null;
   return {
     kind: "operator",
     workspaceId: session.workspaceId,
     operatorId: session.operatorId,
     sessionId: session.id,
     expiresAt: session.expiresAt,
-    email: session.operator.email,
-    name: session.operator.name,
-    role: session.operator.role,
+    email: session.email,
+    name: session.name,
+    role: session.role,
   };
 }
 

@@ -32,9 +32,9 @@ import type { Tx } from "./deps.ts";
  * Locks the call chains of these requests (each request and its ancestors)
  * in id order, in one statement. Unknown ids lock nothing.
  */
-export async function lockChains(tx: Tx, requestIds: string[]): Promise<{ id: string; taskId: string }[]> {
+export async function lockChains(tx: Tx, requestIds: string[]): Promise<{ id: string; taskId: string; resumeUrl: string | null }[]> {
   if (requestIds.length === 0) return [];
-  return tx.$queryRaw<{ id: string; taskId: string }[]>`
+  return tx.$queryRaw<{ id: string; taskId: string; resumeUrl: string | null }[]>`
     WITH RECURSIVE chain AS (
       SELECT id, "parentRequestId", 1 AS depth FROM "Request" WHERE id = ANY(${requestIds}::text[])
       UNION
@@ -42,7 +42,7 @@ export async function lockChains(tx: Tx, requestIds: string[]): Promise<{ id: st
       FROM "Request" r JOIN chain ON r.id = chain."parentRequestId"
       WHERE chain.depth < 1000
     )
-    SELECT r.id, r."taskId" FROM "Request" r WHERE r.id IN (SELECT id FROM chain) ORDER BY r.id FOR NO KEY UPDATE OF r`;
+    SELECT r.id, r."taskId", r."resumeUrl" FROM "Request" r WHERE r.id IN (SELECT id FROM chain) ORDER BY r.id FOR NO KEY UPDATE OF r`;
 }
 
 /** Locks the pending approvals of these requests in id order (lock order step 2); returns their ids. */

@@ -237,3 +237,15 @@ BEGIN
   RETURN QUERY SELECT 'begun'::text, the_task_id, new_task_status, new_task_status IS NOT NULL;
 END
 $$;
+
+-- The head of a workspace's audit chain, for the next append
+-- (server/services/audit.ts): the workspace's append lock taken first (lock
+-- order step 4), then the newest entry read in a snapshot taken after it was
+-- granted, in one round trip. The lock is held until the transaction ends.
+CREATE FUNCTION tollgate_lock_audit_head(p_workspace_id text)
+RETURNS TABLE (seq integer, hash text) LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtext('audit:' || p_workspace_id));
+  RETURN QUERY SELECT a.seq, a.hash FROM "AuditEntry" a WHERE a."workspaceId" = p_workspace_id ORDER BY a.seq DESC LIMIT 1;
+END
+$$;

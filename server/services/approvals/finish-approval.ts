@@ -82,7 +82,7 @@ export async function finishApproval(
         : await signReceipt(deps, { ...row, agent: task.agent, approvedArgs, decidedBy: ending.decidedBy, decidedAt: now }),
   };
   // The chain before the approval (lock order, locks.ts); then the conditional write decides who won.
-  await lockChains(tx, [row.requestId]);
+  const chain = await lockChains(tx, [row.requestId]);
   const won = await tx.approval.updateMany({
     where: { id: row.id, status: "PENDING" },
     data: { ...written, approvedArgs: jsonColumn(written.approvedArgs) },
@@ -90,10 +90,11 @@ export async function finishApproval(
   if (won.count === 0) return null;
   const requestChanges = await adjustPendingAlongChain(tx, row.requestId, -1);
   const changes: Changes = { requests: requestChanges, tasks: await refreshTaskStatuses(tx, requestChanges.map((c) => c.taskId)), approvals: [] };
-  const request = await tx.request.findUniqueOrThrow({ where: { id: row.requestId }, select: { resumeUrl: true } });
-  if (request.resumeUrl) {
+  // The request's webhook address came with its lock (a request's resumeUrl never changes).
+  const resumeUrl = chain.find((link) => link.id === row.requestId)?.resumeUrl;
+  if (resumeUrl) {
     await tx.decisionDelivery.create({
-      data: { id: newId("dlv"), workspaceId: row.workspaceId, approvalId: row.id, url: request.resumeUrl, nextAttemptAt: now, createdAt: now },
+      data: { id: newId("dlv"), workspaceId: row.workspaceId, approvalId: row.id, url: resumeUrl, nextAttemptAt: now, createdAt: now },
     });
   }
   await traceApproval(tx, row, "approval.decided", { approvalId: row.id, status: ending.status, action: ending.action, decidedBy: ending.decidedBy }, now);
