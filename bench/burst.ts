@@ -1,7 +1,7 @@
 // A burst: 100 agents start at once, each beginning a request and asking for
 // approval in the same instant; an operator decides each as its push arrives.
 // Measures, from the start, when the first and the last agent had its answer.
-import { createTollgate } from "../sdk/index.ts";
+import { createTollgate } from "../sdk/src/index.ts";
 import type { BenchServer } from "./server.ts";
 import type { Socket } from "socket.io-client";
 import type { createTRPCClient } from "@trpc/client";
@@ -26,8 +26,8 @@ export async function burst(server: BenchServer, operator: { client: ReturnType<
     await Promise.all(
       Array.from({ length: agents }, async (_, index) => {
         const request = await sdk.begin({ sessionId, agent: `burst-${index}` });
-        const asked = await sdk.client.approval.request.mutate({ requestId: request.requestId, tool: "send_email", args: { index } });
-        const result = await sdk.client.approval.await.query({ approvalId: asked.approvalId, timeoutMs: 60_000 });
+        const asked = await sdk.call("approval.request", { requestId: request.requestId, tool: "send_email", args: { index } });
+        const result = await sdk.call("approval.await", { approvalId: asked.approvalId, timeoutMs: 60_000 });
         if (result.status !== "APPROVED") throw new Error(`burst agent ${index} ended ${result.status}`);
         answeredAt.push(performance.now() - started);
       }),

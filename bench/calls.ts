@@ -3,9 +3,8 @@
 // sent to the database, the driver's time on them, and the server's time from
 // the request's arrival to the response's end (means). What the server did not spend
 // is the client's and the loopback's.
-import { createTRPCClient } from "@trpc/client";
+import { createTRPCClient, httpLink } from "@trpc/client";
 import type { AppRouter } from "../server/api/router.ts";
-import { createTollgate } from "../sdk/index.ts";
 import { percentile } from "./stats.ts";
 import type { BenchServer } from "./server.ts";
 
@@ -67,9 +66,9 @@ async function cost<T>(server: BenchServer, call: string, count: number, prepare
 }
 
 export async function callCosts(server: BenchServer, operator: OperatorClient, count: number): Promise<CallCost[]> {
-  const sdk = createTollgate({ url: server.url, apiKey: server.agentKey });
-  const api = sdk.client;
-  const { sessionId } = await sdk.openSession({ title: "bench: call costs" });
+  // The bare tRPC client the SDK sends through, so each figure is the call alone.
+  const api = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${server.url}/api/trpc`, headers: { authorization: `Bearer ${server.agentKey}` } })] });
+  const { sessionId } = await api.session.open.mutate({ title: "bench: call costs" });
   const nothing = async () => undefined;
   const begun = async () => (await api.request.begin.mutate({ sessionId, agent: "bench-agent" })).requestId;
   const asked = async () => (await api.approval.request.mutate({ requestId: await begun(), tool: "send_email", args: { to: "a@example.com" } })).approvalId;

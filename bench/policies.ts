@@ -3,7 +3,7 @@
 import { createTRPCClient } from "@trpc/client";
 import type { AppRouter } from "../server/api/router.ts";
 import { compilePolicySet, evaluatePolicies, type PolicyRule } from "../server/domain/policy.ts";
-import { createTollgate } from "../sdk/index.ts";
+import { createTollgate } from "../sdk/src/index.ts";
 import { percentile } from "./stats.ts";
 
 type OperatorClient = ReturnType<typeof createTRPCClient<AppRouter>>;
@@ -31,7 +31,7 @@ export async function autoApproved(url: string, agentKey: string, count: number)
   const samples: number[] = [];
   for (let i = 0; i < count + 30; i++) {
     const started = performance.now();
-    const result = await sdk.client.approval.request.mutate({ requestId: request.requestId, tool: "auto_lookup", args: { i } });
+    const result = await sdk.call("approval.request", { requestId: request.requestId, tool: "auto_lookup", args: { i } });
     if (result.status !== "APPROVED") throw new Error(`auto-approved call ${i} ended ${result.status}`);
     if (i >= 30) samples.push(performance.now() - started);
   }

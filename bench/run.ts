@@ -10,7 +10,7 @@ import { createEmptyPostgresDatabase, type ThrowawayDatabase } from "../test/dat
 import { io, type Socket } from "socket.io-client";
 import { createTRPCClient, httpLink } from "@trpc/client";
 import type { AppRouter } from "../server/api/router.ts";
-import { createTollgate } from "../sdk/index.ts";
+import { createTollgate } from "../sdk/src/index.ts";
 import { percentile, spread } from "./stats.ts";
 import { startBenchServer, type BenchServer } from "./server.ts";
 import { benchThreadState } from "./thread-state.ts";
@@ -73,8 +73,8 @@ async function roundTrips(server: BenchServer, operator: Operator, count: number
   for (let i = 0; i < count; i++) {
     const started = now();
     const requested = nextEvent<{ approvalId: string }>(operator.socket, "approval:requested", () => true);
-    const asked = await sdk.client.approval.request.mutate({ requestId: request.requestId, tool: "send_email", args: { i } });
-    const waiting = sdk.client.approval.await.query({ approvalId: asked.approvalId, timeoutMs: 30_000 });
+    const asked = await sdk.call("approval.request", { requestId: request.requestId, tool: "send_email", args: { i } });
+    const waiting = sdk.call("approval.await", { approvalId: asked.approvalId, timeoutMs: 30_000 });
     const pushed = await requested;
     await operator.client.approval.decide.mutate({ approvalId: pushed.approvalId, action: "approve" });
     const result = await waiting;
@@ -109,7 +109,7 @@ async function cascade(server: BenchServer, operator: Operator, depth: number) {
     });
   const paused = reached("PAUSED");
   const started = now();
-  const asked = await sdk.client.approval.request.mutate({ requestId: parent!, tool: "rm", args: {} });
+  const asked = await sdk.call("approval.request", { requestId: parent!, tool: "rm", args: {} });
   await paused;
   const pausedMs = now() - started;
   const running = reached("RUNNING");
@@ -148,8 +148,8 @@ async function sustained(servers: BenchServer[], operators: Operator[], agents: 
       const mine = sdks[agentIndex % sdks.length]!;
       const request = await mine.begin({ sessionId, agent: `agent-${agentIndex}` });
       while (now() < deadline) {
-        const asked = await mine.client.approval.request.mutate({ requestId: request.requestId, tool: "t", args: { agentIndex } });
-        const result = await mine.client.approval.await.query({ approvalId: asked.approvalId, timeoutMs: 30_000 });
+        const asked = await mine.call("approval.request", { requestId: request.requestId, tool: "t", args: { agentIndex } });
+        const result = await mine.call("approval.await", { approvalId: asked.approvalId, timeoutMs: 30_000 });
         if (result.status !== "APPROVED") lost += 1;
         else if (seen.has(asked.approvalId)) duplicated += 1;
         else {

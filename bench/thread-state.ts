@@ -3,7 +3,7 @@
 // two ~1 MB versions (target: p50 <= 100 ms), on the embedded database.
 import { createTRPCClient, httpLink } from "@trpc/client";
 import type { AppRouter } from "../server/api/router.ts";
-import { createTollgate } from "../sdk/index.ts";
+import { createTollgate } from "../sdk/src/index.ts";
 import { percentile } from "./stats.ts";
 
 export interface ThreadStateBenchTarget {
@@ -87,7 +87,7 @@ export async function benchThreadState(target: ThreadStateBenchTarget, options: 
   // state.save: each save changes one field of a ~100 KB state, based on the last version.
   const { sessionId } = await sdk.openSession({ title: "bench: thread state" });
   const saving = await sdk.begin({ sessionId, agent: "bench-state" });
-  await sdk.client.thread.configure.mutate({ taskId: saving.taskId, config: {} });
+  await sdk.call("thread.configure", { taskId: saving.taskId, config: {} });
   const state = sampleState(options.saveStateBytes ?? 100 * 1024);
   const stateBytes = Buffer.byteLength(JSON.stringify(state));
   let version = 0;
@@ -95,7 +95,7 @@ export async function benchThreadState(target: ThreadStateBenchTarget, options: 
   for (let i = 0; i < warmup + saves; i++) {
     state.cursor = { page: i };
     const started = now();
-    const saved = await sdk.client.state.save.mutate({ taskId: saving.taskId, requestId: saving.requestId, state: state as never, baseVersion: version });
+    const saved = await sdk.call("state.save", { taskId: saving.taskId, requestId: saving.requestId, state: state as never, baseVersion: version });
     const elapsed = now() - started;
     version = saved.version;
     if (i >= warmup) saveSamples.push(elapsed);
@@ -103,11 +103,11 @@ export async function benchThreadState(target: ThreadStateBenchTarget, options: 
 
   // state.diff between two ~1 MB versions that differ in ~1% of their records.
   const diffing = await sdk.begin({ sessionId, agent: "bench-diff" });
-  await sdk.client.thread.configure.mutate({ taskId: diffing.taskId, config: {} });
+  await sdk.call("thread.configure", { taskId: diffing.taskId, config: {} });
   const big = options.diffStateBytes ?? 1024 * 1024;
   const v1 = sampleState(big, 0);
-  await sdk.client.state.save.mutate({ taskId: diffing.taskId, requestId: diffing.requestId, state: v1 as never });
-  await sdk.client.state.save.mutate({ taskId: diffing.taskId, requestId: diffing.requestId, state: sampleState(big, 1) as never });
+  await sdk.call("state.save", { taskId: diffing.taskId, requestId: diffing.requestId, state: v1 as never });
+  await sdk.call("state.save", { taskId: diffing.taskId, requestId: diffing.requestId, state: sampleState(big, 1) as never });
   const diffSamples: number[] = [];
   let operations = 0;
   for (let i = 0; i < warmup + diffs; i++) {
@@ -117,8 +117,8 @@ export async function benchThreadState(target: ThreadStateBenchTarget, options: 
     operations = diff.operations.length;
     if (i >= warmup) diffSamples.push(elapsed);
   }
-  await sdk.client.request.complete.mutate({ requestId: saving.requestId });
-  await sdk.client.request.complete.mutate({ requestId: diffing.requestId });
+  await sdk.call("request.complete", { requestId: saving.requestId });
+  await sdk.call("request.complete", { requestId: diffing.requestId });
 
   return {
     save: { ...timing(saveSamples), stateBytes },

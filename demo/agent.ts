@@ -2,7 +2,7 @@
 // `node --import tsx demo/agent.ts A2`. It registers each invocation with
 // Tollgate, calls the services below it over HTTP, and gates risky tools.
 import { createServer } from "node:http";
-import { createTollgate } from "../sdk/index.ts";
+import { createTollgate } from "../sdk/src/index.ts";
 import { postJson } from "./http.ts";
 import { serviceUrl, topology, type Role } from "./topology.ts";
 

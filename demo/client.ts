@@ -1,7 +1,7 @@
 // The demo's client: every few seconds a new customer conversation runs the
 // reference scenario against O1 — a first invocation, then a follow-on whose
 // email needs an operator's approval.
-import { createTollgate } from "../sdk/index.ts";
+import { createTollgate } from "../sdk/src/index.ts";
 import { postJson } from "./http.ts";
 import { serviceUrl } from "./topology.ts";
 import type { Invocation, InvocationResult } from "./agent.ts";

@@ -2,7 +2,7 @@
 // tool call behind a person's decision. Run it against the demo with
 //   TOLLGATE_AGENT_KEY=tgk_demo_agent_key_for_local_use npx tsx examples/gate-a-tool.ts
 // and decide the "send_email" approval in the console.
-import { createTollgate } from "../sdk/index.ts";
+import { createTollgate } from "../sdk/src/index.ts";
 
 const tollgate = createTollgate({ url: process.env.TOLLGATE_URL ?? "http://localhost:3000", apiKey: process.env.TOLLGATE_AGENT_KEY! });
 const mailer = { send: async (args: { to: string }) => ({ sent: true, to: args.to }) };

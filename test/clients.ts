@@ -1,7 +1,7 @@
 // Real HTTP clients for tests: the agent SDK and a logged-in operator.
 import { createTRPCClient, httpLink } from "@trpc/client";
 import type { AppRouter } from "../server/api/router.ts";
-import { createTollgate } from "../sdk/index.ts";
+import { createTollgate } from "../sdk/src/index.ts";
 import { ADMIN, AGENT_KEY } from "./harness.ts";
 
 export const agentSdk = (url: string, apiKey = AGENT_KEY, options: { push?: boolean; networkRetries?: number } = {}) =>

@@ -4,7 +4,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { verifyWebhook } from "../sdk/index.ts";
+import { verifyWebhook } from "../sdk/src/index.ts";
 import { agentSdk, operatorClient } from "./clients.ts";
 import { AGENT_KEY } from "./harness.ts";
 import { serverProcess, type ServerProcess } from "./process.ts";
@@ -43,9 +43,9 @@ describe("crash safety", () => {
     const root = await sdk.begin({ sessionId, agent: "O1", kind: "orchestrator" });
     const child = await sdk.begin({ sessionId, agent: "A2", parentRequestId: root.requestId, resumeUrl: receiverUrl });
 
-    const stillPending = await sdk.client.approval.request.mutate({ requestId: child.requestId, tool: "pay", args: { amount: 10 } });
-    const decidedBeforeCrash = await sdk.client.approval.request.mutate({ requestId: child.requestId, tool: "email", args: { to: "x" } });
-    const expiresDuringDowntime = await sdk.client.approval.request.mutate({ requestId: child.requestId, tool: "rm", args: {}, timeoutMs: 1_500 });
+    const stillPending = await sdk.call("approval.request", { requestId: child.requestId, tool: "pay", args: { amount: 10 } });
+    const decidedBeforeCrash = await sdk.call("approval.request", { requestId: child.requestId, tool: "email", args: { to: "x" } });
+    const expiresDuringDowntime = await sdk.call("approval.request", { requestId: child.requestId, tool: "rm", args: {}, timeoutMs: 1_500 });
     await operator.approval.decide.mutate({ approvalId: decidedBeforeCrash.approvalId, action: "approve" });
 
     expect(await proc.kill("SIGKILL")).toBe(null);
@@ -55,7 +55,7 @@ describe("crash safety", () => {
     operator = await operatorClient(proc.url);
 
     // The decision made before the crash is still recorded, and still reaches the agent.
-    expect(await sdk.client.approval.await.query({ approvalId: decidedBeforeCrash.approvalId, timeoutMs: 0 })).toMatchObject({ status: "APPROVED" });
+    expect(await sdk.call("approval.await", { approvalId: decidedBeforeCrash.approvalId, timeoutMs: 0 })).toMatchObject({ status: "APPROVED" });
     const deadline = Date.now() + 15_000;
     while (!delivered.some((d) => d.body.includes(decidedBeforeCrash.approvalId)) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -65,13 +65,13 @@ describe("crash safety", () => {
     expect(verifyWebhook(webhook!.body, webhook!.signature, AGENT_KEY)).toBe(true);
 
     // The timeout that passed while the server was down is applied on restart.
-    const expired = await sdk.client.approval.await.query({ approvalId: expiresDuringDowntime.approvalId, timeoutMs: 10_000 });
+    const expired = await sdk.call("approval.await", { approvalId: expiresDuringDowntime.approvalId, timeoutMs: 10_000 });
     expect(expired).toMatchObject({ status: "EXPIRED", decision: { action: "reject" } });
 
     // The pending approval is still pending, still pauses the chain, and can be decided.
     const tree = await operator.task.tree.query({ sessionId });
     expect(tree.roots[0]!.status).toBe("PAUSED");
-    const waiting = sdk.client.approval.await.query({ approvalId: stillPending.approvalId, timeoutMs: 20_000 });
+    const waiting = sdk.call("approval.await", { approvalId: stillPending.approvalId, timeoutMs: 20_000 });
     await operator.approval.decide.mutate({ approvalId: stillPending.approvalId, action: "approve" });
     expect(await waiting).toMatchObject({ status: "APPROVED" });
     expect((await operator.task.tree.query({ sessionId })).roots[0]!.status).toBe("RUNNING");

@@ -3,7 +3,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { verifyWebhook } from "../sdk/index.ts";
+import { verifyWebhook } from "../sdk/src/index.ts";
 import { agentSdk, operatorClient, type OperatorClient } from "./clients.ts";
 import { AGENT_KEY } from "./harness.ts";
 import { callHttp, useTestServer, type TestServer } from "./server.ts";
@@ -120,7 +120,7 @@ describe("engine over HTTP", () => {
     const sdk = agentSdk(test.url);
     const { sessionId } = await sdk.openSession({});
     const begun = await sdk.begin({ sessionId, agent: "mailer" });
-    const asked = await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool: "send_email", args: { to: "a@example.com" } });
+    const asked = await sdk.call("approval.request", { requestId: begun.requestId, tool: "send_email", args: { to: "a@example.com" } });
     await operator.approval.decide.mutate({ approvalId: asked.approvalId, action: "approve" });
     const decided = await sdk.waitForDecision(asked.approvalId);
 
@@ -170,7 +170,7 @@ describe("engine over HTTP", () => {
     const { sessionId } = await sdk.openSession({});
     const begun = await sdk.begin({ sessionId, agent: "mailer" });
     const input = { requestId: begun.requestId, tool: "send", args: { n: 1 }, idempotencyKey: `dup-${begun.requestId}` };
-    const results = await Promise.all(Array.from({ length: 5 }, () => sdk.client.approval.request.mutate(input)));
+    const results = await Promise.all(Array.from({ length: 5 }, () => sdk.call("approval.request", input)));
     expect(new Set(results.map((result) => result.approvalId)).size).toBe(1);
     expect((await operator.approval.list.query({ sessionId })).items).toHaveLength(1);
   });
@@ -180,7 +180,7 @@ describe("engine over HTTP", () => {
     const second = await operatorClient(test.url);
     const { sessionId } = await sdk.openSession({});
     const begun = await sdk.begin({ sessionId, agent: "mailer" });
-    const asked = await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool: "send", args: {} });
+    const asked = await sdk.call("approval.request", { requestId: begun.requestId, tool: "send", args: {} });
     const same = await Promise.allSettled([
       operator.approval.decide.mutate({ approvalId: asked.approvalId, action: "approve" }),
       second.approval.decide.mutate({ approvalId: asked.approvalId, action: "approve" }),
@@ -195,7 +195,7 @@ describe("engine over HTTP", () => {
       expect((result as PromiseRejectedResult).reason.data.httpStatus).toBe(409);
     }
 
-    const another = await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool: "send", args: { n: 2 } });
+    const another = await sdk.call("approval.request", { requestId: begun.requestId, tool: "send", args: { n: 2 } });
     const race = await Promise.allSettled([
       operator.approval.decide.mutate({ approvalId: another.approvalId, action: "approve" }),
       second.approval.decide.mutate({ approvalId: another.approvalId, action: "reject", message: "no" }),
@@ -208,9 +208,9 @@ describe("engine over HTTP", () => {
     const sdk = agentSdk(test.url);
     const { sessionId } = await sdk.openSession({});
     const begun = await sdk.begin({ sessionId, agent: "mailer" });
-    const asked = await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool: "send", args: {} });
+    const asked = await sdk.call("approval.request", { requestId: begun.requestId, tool: "send", args: {} });
     const started = Date.now();
-    const waiting = sdk.client.approval.await.query({ approvalId: asked.approvalId, timeoutMs: 30_000 });
+    const waiting = sdk.call("approval.await", { approvalId: asked.approvalId, timeoutMs: 30_000 });
     // Decide only once the long-poll is really waiting.
     await expect.poll(() => test.server.deps.waiters.size).toBe(1);
     await operator.approval.decide.mutate({ approvalId: asked.approvalId, action: "approve" });
@@ -224,8 +224,8 @@ describe("engine over HTTP", () => {
     const sdk = agentSdk(test.url);
     const { sessionId } = await sdk.openSession({});
     const begun = await sdk.begin({ sessionId, agent: "mailer" });
-    const asked = await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool: "send", args: {} });
-    expect(await sdk.client.approval.await.query({ approvalId: asked.approvalId, timeoutMs: 300 })).toEqual({
+    const asked = await sdk.call("approval.request", { requestId: begun.requestId, tool: "send", args: {} });
+    expect(await sdk.call("approval.await", { approvalId: asked.approvalId, timeoutMs: 300 })).toEqual({
       approvalId: asked.approvalId,
       status: "PENDING",
       gate: { policyId: null, policy: null, allow: ["approve", "reject", "edit", "respond"], role: "OPERATOR", approvers: 1, expiresAt: null, onTimeout: "reject" },
@@ -236,9 +236,9 @@ describe("engine over HTTP", () => {
     const sdk = agentSdk(test.url);
     const { sessionId } = await sdk.openSession({});
     const begun = await sdk.begin({ sessionId, agent: "mailer" });
-    const first = await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool: "a", args: {} });
+    const first = await sdk.call("approval.request", { requestId: begun.requestId, tool: "a", args: {} });
     await operator.approval.decide.mutate({ approvalId: first.approvalId, action: "approve" });
-    const second = await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool: "b", args: {} });
+    const second = await sdk.call("approval.request", { requestId: begun.requestId, tool: "b", args: {} });
 
     const controller = new AbortController();
     const input = encodeURIComponent(JSON.stringify({ requestId: begun.requestId, lastEventId: first.approvalId }));
@@ -297,7 +297,7 @@ describe("webhooks", () => {
     const sdk = agentSdk(test.url);
     const { sessionId } = await sdk.openSession({});
     const begun = await sdk.begin({ sessionId, agent: "mailer", resumeUrl: receiverUrl });
-    const asked = await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool: "send", args: {} });
+    const asked = await sdk.call("approval.request", { requestId: begun.requestId, tool: "send", args: {} });
     await operator.approval.decide.mutate({ approvalId: asked.approvalId, action: "approve" });
     await waitFor(async () => received.length, (count) => count >= 3, 10_000);
     expect(received.map((delivery) => delivery.status)).toEqual([503, 503, 200]);

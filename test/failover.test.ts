@@ -51,8 +51,8 @@ describe.skipIf(!onPostgres)("a node dies", () => {
     const onA = agentSdk(a.url);
     const { sessionId } = await onA.openSession({ title: "failover" });
     const begun = await onA.begin({ sessionId, agent: "A2", resumeUrl: receiverUrl });
-    const expiring = await onA.client.approval.request.mutate({ requestId: begun.requestId, tool: "rm", args: {}, timeoutMs: 2_000 });
-    const decided = await onA.client.approval.request.mutate({ requestId: begun.requestId, tool: "pay", args: { amount: 5 } });
+    const expiring = await onA.call("approval.request", { requestId: begun.requestId, tool: "rm", args: {}, timeoutMs: 2_000 });
+    const decided = await onA.call("approval.request", { requestId: begun.requestId, tool: "pay", args: { amount: 5 } });
     await (await operatorClient(a.url)).approval.decide.mutate({ approvalId: decided.approvalId, action: "approve" });
     onA.close();
 

@@ -166,7 +166,7 @@ describe("fuzzing every procedure", () => {
     const sdk = agentSdk(test.url);
     const { sessionId } = await sdk.openSession({ title: "fuzzed" });
     const begun = await sdk.begin({ sessionId, agent: "fuzzed-agent" });
-    const asked = await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool: "fuzzed_tool", args: { a: 1 } });
+    const asked = await sdk.call("approval.request", { requestId: begun.requestId, tool: "fuzzed_tool", args: { a: 1 } });
     Object.assign(real, { sessionId, taskId: begun.taskId, requestId: begun.requestId, parentRequestId: begun.requestId, approvalId: asked.approvalId });
     sdk.close();
     const principals = { agent: { authorization: `Bearer ${AGENT_KEY}` }, admin: { authorization: `Bearer ${token}` } };

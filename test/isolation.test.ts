@@ -121,9 +121,9 @@ async function workspaceB(): Promise<{ ids: Ids; adminB: OperatorClient }> {
   const sdk = agentSdk(test.url, key);
   const { sessionId } = await sdk.openSession({ title: "B's session" });
   const begun = await sdk.begin({ sessionId, agent: "b-agent" });
-  await sdk.client.thread.configure.mutate({ taskId: begun.taskId, config: {} });
-  await sdk.client.state.save.mutate({ taskId: begun.taskId, requestId: begun.requestId, state: { secret: "B" } });
-  const { approvalId } = await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool: "b_tool", args: { b: true } });
+  await sdk.call("thread.configure", { taskId: begun.taskId, config: {} });
+  await sdk.call("state.save", { taskId: begun.taskId, requestId: begun.requestId, state: { secret: "B" } });
+  const { approvalId } = await sdk.call("approval.request", { requestId: begun.requestId, tool: "b_tool", args: { b: true } });
   sdk.close();
   const { policyId } = await adminB.policy.create.mutate({ name: "b rule", match: { tool: "b_lookup" }, outcome: "approve" });
   const channel = await adminB.notification.createChannel.mutate({ name: "b hook", kind: "WEBHOOK", url: "http://127.0.0.1:9/b-hook" });
@@ -202,7 +202,7 @@ describe("workspaces are isolated", () => {
       // B's traffic: a new approval, and a decision on B's waiting one.
       const sdkB = agentSdk(test.url, b.agentKeyB);
       const begun = await sdkB.begin({ sessionId: b.sessionId, agent: "b-agent" });
-      const asked = await sdkB.client.approval.request.mutate({ requestId: begun.requestId, tool: "b_tool_2", args: {} });
+      const asked = await sdkB.call("approval.request", { requestId: begun.requestId, tool: "b_tool_2", args: {} });
       await adminB.approval.decide.mutate({ approvalId: asked.approvalId, action: "approve" });
       sdkB.close();
 
@@ -210,7 +210,7 @@ describe("workspaces are isolated", () => {
       const sdkA = agentSdk(test.url);
       const { sessionId } = await sdkA.openSession({});
       const mine = await sdkA.begin({ sessionId, agent: "a-agent" });
-      const askedA = await sdkA.client.approval.request.mutate({ requestId: mine.requestId, tool: "a_tool", args: {} });
+      const askedA = await sdkA.call("approval.request", { requestId: mine.requestId, tool: "a_tool", args: {} });
       await adminA.approval.decide.mutate({ approvalId: askedA.approvalId, action: "approve" });
       sdkA.close();
       await expect.poll(() => heard[0]!.some((event) => event.includes(askedA.approvalId))).toBe(true);

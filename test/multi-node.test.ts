@@ -91,12 +91,12 @@ for (const [transport, redisUrl] of [
         const { sessionId } = await onB.openSession({});
         const begun = await onB.begin({ sessionId, agent: "mailer" });
         const pushed = new Promise<{ approvalId: string }>((resolve) => socket.once("approval:requested", resolve));
-        const asked = await onB.client.approval.request.mutate({ requestId: begun.requestId, tool: "send", args: {} });
+        const asked = await onB.call("approval.request", { requestId: begun.requestId, tool: "send", args: {} });
         expect((await pushed).approvalId).toBe(asked.approvalId);
 
         const onA = agentSdk(a.url);
         const started = Date.now();
-        const waiting = onA.client.approval.await.query({ approvalId: asked.approvalId, timeoutMs: 30_000 });
+        const waiting = onA.call("approval.await", { approvalId: asked.approvalId, timeoutMs: 30_000 });
         // Decide only once the long-poll is really waiting on node A.
         await expect.poll(() => a.deps.waiters.size).toBe(1);
         const operatorOnB = await operatorClient(b.url);
@@ -114,7 +114,7 @@ for (const [transport, redisUrl] of [
       const sdk = agentSdk(a.url);
       const { sessionId } = await sdk.openSession({});
       const begun = await sdk.begin({ sessionId, agent: "mailer" });
-      const asked = await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool: "send", args: {} });
+      const asked = await sdk.call("approval.request", { requestId: begun.requestId, tool: "send", args: {} });
       const [operatorA, operatorB] = await Promise.all([operatorClient(a.url), operatorClient(b.url)]);
       const results = await Promise.allSettled([
         operatorA.approval.decide.mutate({ approvalId: asked.approvalId, action: "approve" }),

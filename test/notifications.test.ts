@@ -98,7 +98,7 @@ async function askFor(tool: string, args: Record<string, string | number> = {}, 
   const client = sdk();
   const { sessionId } = await client.openSession({});
   const begun = await client.begin({ sessionId, agent });
-  const asked = await client.client.approval.request.mutate({ requestId: begun.requestId, tool, args, reason: `please ${tool}` });
+  const asked = await client.call("approval.request", { requestId: begun.requestId, tool, args, reason: `please ${tool}` });
   client.close();
   return asked.approvalId;
 }

@@ -77,13 +77,13 @@ describe("metrics", () => {
     const operator = await operatorClient(test.url);
     const { sessionId } = await sdk.openSession({});
     const begun = await sdk.begin({ sessionId, agent: "metered" });
-    const { approvalId } = await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool: "send_email", args: {} });
+    const { approvalId } = await sdk.call("approval.request", { requestId: begun.requestId, tool: "send_email", args: {} });
 
     const waiting = await scrape();
     expect(sample(waiting, `tollgate_approvals_pending{workspace="${workspace}"}`)).toBe(sample(before, `tollgate_approvals_pending{workspace="${workspace}"}`) + 1);
 
     // A long-poll is waiting when the operator decides: the decision is pushed to it.
-    const polled = sdk.client.approval.await.query({ approvalId, timeoutMs: 10_000 });
+    const polled = sdk.call("approval.await", { approvalId, timeoutMs: 10_000 });
     await expect.poll(() => test.server.deps.waiters.size).toBe(1);
     await operator.approval.decide.mutate({ approvalId, action: "approve" });
     expect((await polled).status).toBe("APPROVED");

@@ -108,7 +108,7 @@ describe("outbound through the server, without an allowlist", () => {
     const sdk = agentSdk(test.url);
     const { sessionId } = await sdk.openSession({});
     const begun = await sdk.begin({ sessionId, agent: "mailer", resumeUrl: "http://metadata.internal.test/hook" });
-    const asked = await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool: "send", args: {} });
+    const asked = await sdk.call("approval.request", { requestId: begun.requestId, tool: "send", args: {} });
     await operator.approval.decide.mutate({ approvalId: asked.approvalId, action: "approve" });
     let delivery = await test.server.deps.prisma.decisionDelivery.findFirstOrThrow({ where: { approvalId: asked.approvalId } });
     for (let tries = 0; delivery.status === "PENDING" && tries < 200; tries++) {

@@ -355,7 +355,7 @@ describe("the editor's checks and dry runs", () => {
 
 describe("receipts", () => {
   it("receipts: a decision that lets the tool run carries a receipt that verifies for exactly that tool and those arguments", async () => {
-    const { verifyReceipt } = await import("../sdk/receipts.ts");
+    const { verifyReceipt } = await import("../sdk/src/receipts.ts");
     const admin = await operatorCaller(app.deps);
     await admin.policy.create({ name: "lookups", match: { tool: "lookup_*" }, outcome: "approve" });
     const { agent, begun } = await running("A2");

@@ -2,7 +2,7 @@
 // and the SDK verifier reading the live key set of a running server.
 import { decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createReceiptVerifier, ReceiptError } from "../sdk/index.ts";
+import { createReceiptVerifier, ReceiptError } from "../sdk/src/index.ts";
 import type { ReceiptSubject } from "../server/services/receipts.ts";
 import { operatorClient, type OperatorClient } from "./clients.ts";
 import { AGENT_KEY } from "./harness.ts";

@@ -105,7 +105,7 @@ describe.skipIf(!redisInstalled)("restarts under way", () => {
     const { sessionId } = await agent.openSession({ title: "redis restart" });
     const ask = async (tool: string) => {
       const begun = await agent.begin({ sessionId, agent: "restarts" });
-      return (await agent.client.approval.request.mutate({ requestId: begun.requestId, tool, args: {} })).approvalId;
+      return (await agent.call("approval.request", { requestId: begun.requestId, tool, args: {} })).approvalId;
     };
 
     // Before: a decision on B reaches the agent held on A.

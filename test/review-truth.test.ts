@@ -23,7 +23,7 @@ describe("argument order", () => {
     const sdk = agentSdk(test.url);
     const { sessionId } = await sdk.openSession({});
     const begun = await sdk.begin({ sessionId, agent: "dba" });
-    const asked = await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool: "run_sql", args: ARGS });
+    const asked = await sdk.call("approval.request", { requestId: begun.requestId, tool: "run_sql", args: ARGS });
 
     const pending = await operator.approval.get.query({ approvalId: asked.approvalId });
     expect(Object.keys(pending.args as object)).toEqual(ORDER);
@@ -33,9 +33,9 @@ describe("argument order", () => {
 
     const edited = { ...ARGS, batchSize: 100 };
     await operator.approval.decide.mutate({ approvalId: asked.approvalId, action: "edit", args: edited });
-    const decided = await sdk.client.approval.await.query({ approvalId: asked.approvalId, timeoutMs: 1000 });
+    const decided = await sdk.call("approval.await", { approvalId: asked.approvalId, timeoutMs: 1000 });
     expect(Object.keys(decided.decision!.args as object)).toEqual(ORDER);
-    await sdk.client.approval.reportExecution.mutate({ approvalId: asked.approvalId, executedArgs: edited, result: { deleted: 3, at: "now" } });
+    await sdk.call("approval.reportExecution", { approvalId: asked.approvalId, executedArgs: edited, result: { deleted: 3, at: "now" } });
     const done = await operator.approval.get.query({ approvalId: asked.approvalId });
     expect(Object.keys(done.executedArgs as object)).toEqual(ORDER);
     expect(Object.keys(done.executionResult as object)).toEqual(["deleted", "at"]);
@@ -52,7 +52,7 @@ describe("executed is not approved", () => {
     const sdk = agentSdk(test.url);
     const { sessionId } = await sdk.openSession({});
     const begun = await sdk.begin({ sessionId, agent: "mailer" });
-    const asked = await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool: "send_email", args });
+    const asked = await sdk.call("approval.request", { requestId: begun.requestId, tool: "send_email", args });
     return { sdk, approvalId: asked.approvalId };
   }
 
@@ -68,7 +68,7 @@ describe("executed is not approved", () => {
     });
     const pushed = new Promise<{ approvalId: string; deviated: boolean }>((resolve) => socket.on("approval:executed", resolve));
 
-    await sdk.client.approval.reportExecution.mutate({ approvalId, executedArgs: { to: "all@example.com", subject: "Hi" } });
+    await sdk.call("approval.reportExecution", { approvalId, executedArgs: { to: "all@example.com", subject: "Hi" } });
     expect(await pushed).toMatchObject({ approvalId, deviated: true });
     expect(await operator.approval.get.query({ approvalId })).toMatchObject({ executionDeviated: true, approvedArgs: { to: "one@example.com" }, executedArgs: { to: "all@example.com" } });
     const audit = await operator.audit.list.query({ subjectId: approvalId, action: "approval.execution_deviated" });
@@ -80,7 +80,7 @@ describe("executed is not approved", () => {
   it("deviation: the same arguments with keys in another order are not a deviation (compared as JSON values)", async () => {
     const { sdk, approvalId } = await approvedCall({ to: "a@example.com", subject: "Hi", cc: ["b@example.com"] });
     await operator.approval.decide.mutate({ approvalId, action: "approve" });
-    await sdk.client.approval.reportExecution.mutate({ approvalId, executedArgs: { cc: ["b@example.com"], subject: "Hi", to: "a@example.com" } });
+    await sdk.call("approval.reportExecution", { approvalId, executedArgs: { cc: ["b@example.com"], subject: "Hi", to: "a@example.com" } });
     expect(await operator.approval.get.query({ approvalId })).toMatchObject({ executionDeviated: false });
     expect((await operator.audit.list.query({ subjectId: approvalId, action: "approval.execution_deviated" })).items).toEqual([]);
     sdk.close();
@@ -92,9 +92,9 @@ describe("is anyone waiting", () => {
     const sdk = agentSdk(test.url);
     const { sessionId } = await sdk.openSession({});
     const begun = await sdk.begin({ sessionId, agent: "mailer" });
-    const asked = await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool: "send_email", args: {} });
+    const asked = await sdk.call("approval.request", { requestId: begun.requestId, tool: "send_email", args: {} });
     const hooked = await sdk.begin({ sessionId, agent: "mailer", resumeUrl: "http://127.0.0.1:9/hook" });
-    const viaWebhook = await sdk.client.approval.request.mutate({ requestId: hooked.requestId, tool: "send_email", args: {} });
+    const viaWebhook = await sdk.call("approval.request", { requestId: hooked.requestId, tool: "send_email", args: {} });
     expect(await operator.approval.get.query({ approvalId: asked.approvalId })).toMatchObject({ agentWaiting: "waiting" });
 
     const realNow = test.server.deps.now;
@@ -104,7 +104,7 @@ describe("is anyone waiting", () => {
       expect(await operator.approval.get.query({ approvalId: asked.approvalId })).toMatchObject({ agentWaiting: "gone" });
       expect(await operator.approval.get.query({ approvalId: viaWebhook.approvalId })).toMatchObject({ agentWaiting: "webhook" });
       // The agent comes back and asks: it is waiting again, as of now.
-      await sdk.client.approval.await.query({ approvalId: asked.approvalId, timeoutMs: 0 });
+      await sdk.call("approval.await", { approvalId: asked.approvalId, timeoutMs: 0 });
       expect(await operator.approval.get.query({ approvalId: asked.approvalId })).toMatchObject({ agentWaiting: "waiting", agentSeenAt: later.toISOString() });
     } finally {
       test.server.deps.now = realNow;
@@ -118,7 +118,7 @@ describe("is anyone waiting", () => {
     const sdk = agentSdk(test.url);
     const { sessionId } = await sdk.openSession({});
     const begun = await sdk.begin({ sessionId, agent: "mailer" });
-    const asked = await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool: "send_email", args: {} });
+    const asked = await sdk.call("approval.request", { requestId: begun.requestId, tool: "send_email", args: {} });
     const realNow = test.server.deps.now;
     const stream = new AbortController();
     try {
@@ -148,7 +148,7 @@ describe("finding an approval", () => {
     const { sessionId } = await sdk.openSession({ title: "Quarterly Cleanup" });
     const ask = async (agent: string, tool: string, args: Record<string, string>, reason?: string) => {
       const begun = await sdk.begin({ sessionId, agent });
-      return (await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool, args, ...(reason ? { reason } : {}) })).approvalId;
+      return (await sdk.call("approval.request", { requestId: begun.requestId, tool, args, ...(reason ? { reason } : {}) })).approvalId;
     };
     const purge = await ask("dba-search", "run_sql", { statement: "DELETE FROM Invoices_2019 WHERE paid" });
     const mail = await ask("mailer-search", "send_email", { to: "cfo@example.com", body: "discount of 50% today" }, "Asked by the CFO");
@@ -175,7 +175,7 @@ describe("finding an approval", () => {
     const sdk = agentSdk(test.url);
     const { sessionId } = await sdk.openSession({});
     const begun = await sdk.begin({ sessionId, agent: "by-id" });
-    const { approvalId } = await sdk.client.approval.request.mutate({ requestId: begun.requestId, tool: "noop", args: {} });
+    const { approvalId } = await sdk.call("approval.request", { requestId: begun.requestId, tool: "noop", args: {} });
     const listed = await operator.approval.list.query({ approvalIds: [approvalId, "apr_doesnotexist00000000"] });
     expect(listed.items.map((item) => item.approvalId)).toEqual([approvalId]);
     await expect(operator.approval.list.query({ approvalIds: [] })).rejects.toThrow(/name at least one approval/);

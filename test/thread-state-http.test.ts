@@ -2,7 +2,7 @@
 // explicit saving, the end-of-request hook, config lookups, continuity and
 // context; plus the wire format of thread-state errors.
 import { describe, expect, it } from "vitest";
-import { createTollgate, type ThreadLog } from "../sdk/index.ts";
+import { createTollgate, type ThreadLog } from "../sdk/src/index.ts";
 import { agentSdk, type OperatorClient } from "./clients.ts";
 import { AGENT_KEY } from "./harness.ts";
 import { useTestServer, type TestServer } from "./server.ts";
@@ -25,7 +25,7 @@ async function configuredTask(agent: string, config: Record<string, unknown> = {
   const sdk = agentSdk(test.url);
   const { sessionId } = await sdk.openSession({});
   const first = await sdk.begin({ sessionId, agent });
-  await sdk.client.thread.configure.mutate({ taskId: first.taskId, config });
+  await sdk.call("thread.configure", { taskId: first.taskId, config });
   const next = () => sdk.begin({ sessionId, agent, taskId: first.taskId });
   return { sdk, first, next };
 }
@@ -104,7 +104,7 @@ describe("sdk: implicit saving", () => {
     const { sdk, first } = await configuredTask("racer");
     const thread = first.thread({ saving: "implicit" });
     (await thread.load()).mine = true;
-    await sdk.client.state.save.mutate({ taskId: first.taskId, requestId: first.requestId, state: { theirs: true } });
+    await sdk.call("state.save", { taskId: first.taskId, requestId: first.requestId, state: { theirs: true } });
     await expect(thread.end()).rejects.toMatchObject({ data: { code: "CONFLICT", httpStatus: 409 }, message: expect.stringContaining("at version 1") });
   });
 });
@@ -238,7 +238,7 @@ describe("wire format", () => {
   it("wire: thread-state errors are 4xx naming the field, never a 500", async () => {
     const sdk = createTollgate({ url: test.url, apiKey: AGENT_KEY });
     const { sessionId } = await sdk.openSession({});
-    const { taskId, requestId } = await sdk.client.request.begin.mutate({ sessionId, agent: "wire" });
+    const { taskId, requestId } = await sdk.call("request.begin", { sessionId, agent: "wire" });
 
     const noConfig = await post("state.save", { taskId, requestId, state: { a: 1 } });
     expect(noConfig.status).toBe(412);

@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import { decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { argsSha256, ReceiptError, verifyReceipt, type ReceiptErrorCode, type VerifyReceiptOptions } from "../../sdk/receipts.ts";
+import { argsSha256, ReceiptError, verifyReceipt, type ReceiptErrorCode, type VerifyReceiptOptions } from "../../sdk/src/receipts.ts";
 import { createTestDatabase, resetDatabase, type TestDatabase } from "../../test/harness.ts";
 import { ReceiptKeyError, ReceiptSigner, receiptSubjectOf, type ReceiptSignerOptions, type ReceiptSubject } from "./receipts.ts";
 

@@ -2,7 +2,7 @@
 // public keys. Keys live in SigningKey, the private half encrypted under the server secret.
 import { performance } from "node:perf_hooks";
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, SignJWT, type JWK } from "jose";
-import { argsSha256, RECEIPT_ALGORITHM, RECEIPT_TYPE, type ReceiptClaims } from "../../sdk/receipts.ts";
+import { argsSha256, RECEIPT_ALGORITHM, RECEIPT_TYPE, type ReceiptClaims } from "../../sdk/src/receipts.ts";
 import type { PrismaClient } from "../db/client.ts";
 import type { Approval, Prisma, SigningKey } from "../db/generated/client.ts";
 import { log } from "../log.ts";

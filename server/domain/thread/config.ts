@@ -1,18 +1,11 @@
 // A thread's configuration: which tools its agent may use and other per-thread
 // settings, validated once on the way in and read through small, total helpers.
+import type { ThreadConfig } from "../../../sdk/src/thread-rules.ts";
 import { DomainError } from "../errors.ts";
 import { LIMITS, jsonSize } from "../json.ts";
 
-export type ThreadConfig = { enabledTools?: string[]; [key: string]: unknown };
-
-/**
- * Strict question: is the tool explicitly enabled? False when the config is
- * missing, when it has no enabledTools list, or when the list lacks the tool.
- * Use toolAllowedByConfig for gating a tool call.
- */
-export function isToolEnabled(config: ThreadConfig | null | undefined, tool: string): boolean {
-  return config?.enabledTools?.includes(tool) ?? false;
-}
+// The config's lookups are shared with agents, through the SDK.
+export { getConfigValue, isToolEnabled, type ThreadConfig } from "../../../sdk/src/thread-rules.ts";
 
 /**
  * Gating question: may a tool call go ahead as far as the config is concerned?
@@ -22,16 +15,6 @@ export function isToolEnabled(config: ThreadConfig | null | undefined, tool: str
 export function toolAllowedByConfig(config: ThreadConfig | null | undefined, tool: string): boolean {
   const enabled = config?.enabledTools;
   return enabled === undefined ? true : enabled.includes(tool);
-}
-
-/**
- * Top-level keys only: "a.b" names a key that contains a dot, it is not a path,
- * because config keys are caller-chosen and may contain dots. Inherited
- * properties ("constructor", "toString") are not config values.
- */
-export function getConfigValue(config: ThreadConfig | null | undefined, key: string): unknown {
-  if (!config || !Object.hasOwn(config, key)) return undefined;
-  return config[key];
 }
 
 export function parseThreadConfig(value: unknown): ThreadConfig {

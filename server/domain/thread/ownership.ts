@@ -1,64 +1,34 @@
 // Who owns each key of a thread's state, and whether a writer may change it.
 // Every key has exactly one owner, resolved from the thread's declared rules.
+import {
+  OWNERS,
+  ownershipOf,
+  type KeyMatch,
+  type KeyOwnership,
+  type Owner,
+  type OwnershipRule,
+  type OwnershipRules,
+} from "../../../sdk/src/thread-rules.ts";
 import { DomainError } from "../errors.ts";
 import { topLevelChanges, type KeyChange, type StateObject } from "./diff.ts";
 
-/**
- * AGENT: request-scoped scratch, dropped when the request ends, never persisted.
- * MEMORY: persistent, changed only through the memory API.
- * ORCHESTRATOR: trace and routing context written by orchestrators, read-only to agents.
- * SHARED: written by agents and orchestrators alike, following a declared protocol.
- */
-export const OWNERS = ["AGENT", "MEMORY", "ORCHESTRATOR", "SHARED"] as const;
-export type Owner = (typeof OWNERS)[number];
+// How a key's owner is resolved is shared with agents (the SDK strips an
+// agent's scratch keys before saving, as the end of a request does here).
+export {
+  OWNERS,
+  UNDECLARED_SHARED_PROTOCOL,
+  ownerOf,
+  ownershipOf,
+  stripAgentKeys,
+  type KeyMatch,
+  type KeyOwnership,
+  type Owner,
+  type OwnershipRule,
+  type OwnershipRules,
+} from "../../../sdk/src/thread-rules.ts";
 
-export type KeyMatch = { key: string } | { prefix: string };
-export type OwnershipRule = { match: KeyMatch; owner: Owner; protocol?: string };
-export type OwnershipRules = { rules: OwnershipRule[]; default?: Owner };
-export type KeyOwnership = { owner: Owner; protocol?: string };
 export type WriterKind = "agent" | "orchestrator" | "memory";
 export type Writer = { kind: WriterKind };
-
-/**
- * The protocol of SHARED keys that no rule declares (the built-in fallback, or a
- * `default: "SHARED"`): whoever saves last wins, as with any undeclared field.
- */
-export const UNDECLARED_SHARED_PROTOCOL = "last-write-wins";
-
-const NO_RULES: OwnershipRules = { rules: [] };
-
-/**
- * Resolution order, first hit wins:
- * 1. a rule matching the exact key;
- * 2. the rule with the longest matching prefix;
- * 3. the convention that a key starting with "_" is AGENT scratch;
- * 4. the rules' `default`, else SHARED under UNDECLARED_SHARED_PROTOCOL.
- * Explicit rules beat the underscore convention so a thread can claim "_trace"
- * for its orchestrator.
- */
-export function ownershipOf(rules: OwnershipRules | null | undefined, key: string): KeyOwnership {
-  const declared = rules ?? NO_RULES;
-  const exact = declared.rules.find((rule) => "key" in rule.match && rule.match.key === key);
-  if (exact) return fromRule(exact);
-
-  let best: OwnershipRule | undefined;
-  let bestLength = -1;
-  for (const rule of declared.rules) {
-    if ("prefix" in rule.match && key.startsWith(rule.match.prefix) && rule.match.prefix.length > bestLength) {
-      best = rule;
-      bestLength = rule.match.prefix.length;
-    }
-  }
-  if (best) return fromRule(best);
-
-  if (key.startsWith("_")) return { owner: "AGENT" };
-  const owner = declared.default ?? "SHARED";
-  return owner === "SHARED" ? { owner, protocol: UNDECLARED_SHARED_PROTOCOL } : { owner };
-}
-
-export function ownerOf(rules: OwnershipRules | null | undefined, key: string): Owner {
-  return ownershipOf(rules, key).owner;
-}
 
 /**
  * Refuses a save from `previous` to `next` that changes a key its writer may not
@@ -85,11 +55,6 @@ export function checkStateWrite(
     }
   }
   return changes;
-}
-
-/** What the end of a request persists: the state without its AGENT-owned keys. */
-export function stripAgentKeys(rules: OwnershipRules | null | undefined, state: StateObject): StateObject {
-  return Object.fromEntries(Object.entries(state).filter(([key]) => ownerOf(rules, key) !== "AGENT"));
 }
 
 /** The owner of every key found in any of the given versions, for the console's diff. */
@@ -154,10 +119,6 @@ const WRITER_NAMES: Record<WriterKind, string> = {
   orchestrator: "an orchestrator",
   memory: "the memory API",
 };
-
-function fromRule(rule: OwnershipRule): KeyOwnership {
-  return rule.protocol === undefined ? { owner: rule.owner } : { owner: rule.owner, protocol: rule.protocol };
-}
 
 function parseMatch(value: unknown, field: string): KeyMatch {
   if (!isObject(value)) throw bad(field, `${field} must be {"key": "..."} or {"prefix": "..."}`);

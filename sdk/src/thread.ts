@@ -2,20 +2,16 @@
 // state with explicit or implicit saving, memory writes, continuity (restore
 // or reference) and context assembly.
 import { randomUUID } from "node:crypto";
-import type { createTRPCClient } from "@trpc/client";
-import type { inferRouterOutputs } from "@trpc/server";
-import type { AppRouter } from "../server/api/router.ts";
-import { canonicalJson } from "../server/domain/json.ts";
-import { getConfigValue, isToolEnabled, type ThreadConfig } from "../server/domain/thread/config.ts";
-import type { ToolCallRecord } from "../server/domain/thread/continuity.ts";
-import { stripAgentKeys, type OwnershipRules } from "../server/domain/thread/ownership.ts";
+import canonicalize from "canonicalize";
+import type { AssembledContext, Json, Procedure, ProcedureInput, ProcedureOutput, ToolCallRecord } from "./contract.ts";
+import { getConfigValue, isToolEnabled, stripAgentKeys, type OwnershipRules, type StateObject, type ThreadConfig } from "./thread-rules.ts";
 
-type Outputs = inferRouterOutputs<AppRouter>;
-export type StateObject = Record<string, unknown>;
 export type SavingStrategy = "explicit" | "implicit";
 export type ContinuityStrategy = "restore" | "reference";
-export type AssembledContext = Outputs["context"]["assemble"];
-export type { ThreadConfig, OwnershipRules, ToolCallRecord };
+export type { AssembledContext, ThreadConfig, OwnershipRules, StateObject, ToolCallRecord };
+
+/** Equal JSON values give equal text (RFC 8785), so a snapshot compares by string. */
+const canonicalJson = (value: unknown): string => canonicalize(value) ?? "null";
 
 /** Where the handle writes what the agent should know; `console` fits. */
 export interface ThreadLog {
@@ -34,7 +30,7 @@ export interface ThreadOptions {
 }
 
 export interface ThreadTransport {
-  client: ReturnType<typeof createTRPCClient<AppRouter>>;
+  call<P extends Procedure>(path: P, input: ProcedureInput<P>): Promise<ProcedureOutput<P>>;
   withRetry<T>(call: () => Promise<T>): Promise<T>;
 }
 
@@ -87,17 +83,16 @@ export class Thread {
     this.log = options.log ?? console;
   }
 
-  private get client() {
-    return this.transport.client;
+  /** Calls the server, retrying what failed on the network. */
+  private call<P extends Procedure>(path: P, input: ProcedureInput<P>): Promise<ProcedureOutput<P>> {
+    return this.transport.withRetry(() => this.transport.call(path, input));
   }
 
   // ---- Config ----------------------------------------------------------------
 
   /** Replaces the thread's config (and ownership rules when given); drops any cached context. */
   async configure(config: ThreadConfig, ownership?: OwnershipRules | null): Promise<void> {
-    await this.transport.withRetry(() =>
-      this.client.thread.configure.mutate({ taskId: this.taskId, config, ...(ownership === undefined ? {} : { ownership }) }),
-    );
+    await this.call("thread.configure", { taskId: this.taskId, config, ...(ownership === undefined ? {} : { ownership }) });
     this.config = config;
     if (ownership !== undefined) this.ownership = ownership;
     this.contextCache = null;
@@ -120,7 +115,7 @@ export class Thread {
    * (`thread.state`); in implicit mode it is also the snapshot compared at the end.
    */
   async load(): Promise<StateObject> {
-    const loaded = await this.transport.withRetry(() => this.client.state.load.query({ taskId: this.taskId }));
+    const loaded = await this.call("state.load", { taskId: this.taskId });
     this.version = loaded.version;
     this.config = loaded.config as ThreadConfig | null;
     this.ownership = loaded.ownership as OwnershipRules | null;
@@ -141,14 +136,12 @@ export class Thread {
       throw new Error(`thread ${this.taskId}: save() needs a state object; to clear the state save {}`);
     }
     const persisted = stripAgentKeys(this.ownership, state);
-    const saved = await this.transport.withRetry(() =>
-      this.client.state.save.mutate({
-        taskId: this.taskId,
-        requestId: this.requestId,
-        state: persisted,
-        ...(this.loaded ? { baseVersion: this.version } : {}),
-      }),
-    );
+    const saved = await this.call("state.save", {
+      taskId: this.taskId,
+      requestId: this.requestId,
+      state: persisted,
+      ...(this.loaded ? { baseVersion: this.version } : {}),
+    });
     this.version = saved.version;
     this.state = state;
     this.snapshot = this.persisted(state);
@@ -158,14 +151,12 @@ export class Thread {
 
   /** Sets MEMORY-owned keys (null removes one) through the memory API; the cached state follows. */
   async remember(memory: Record<string, unknown>): Promise<{ version: number }> {
-    const saved = await this.transport.withRetry(() =>
-      this.client.state.remember.mutate({
-        taskId: this.taskId,
-        requestId: this.requestId,
-        memory: memory as Record<string, never>,
-        ...(this.loaded ? { baseVersion: this.version } : {}),
-      }),
-    );
+    const saved = await this.call("state.remember", {
+      taskId: this.taskId,
+      requestId: this.requestId,
+      memory: memory as Record<string, Json>,
+      ...(this.loaded ? { baseVersion: this.version } : {}),
+    });
     this.version = saved.version;
     const apply = (target: StateObject) => {
       for (const [key, value] of Object.entries(memory)) {
@@ -234,16 +225,14 @@ export class Thread {
 
   /** restore: the tool calls and results of earlier requests of this task, oldest first. */
   async restore(): Promise<ToolCallRecord[]> {
-    const stored = await this.transport.withRetry(() => this.client.continuity.load.query({ taskId: this.taskId, requestId: this.requestId }));
+    const stored = await this.call("continuity.load", { taskId: this.taskId, requestId: this.requestId });
     return (stored.strategy === "restore" ? stored.toolCalls : []) as ToolCallRecord[];
   }
 
   /** reference: the agent's own conversation id; pass yours on the first request to have it kept. */
   async conversationId(yours?: string): Promise<string> {
     if (this.conversation) return this.conversation;
-    const recorded = await this.transport.withRetry(() =>
-      this.client.continuity.record.mutate({ strategy: "reference", taskId: this.taskId, requestId: this.requestId, conversationId: yours }),
-    );
+    const recorded = await this.call("continuity.record", { strategy: "reference", taskId: this.taskId, requestId: this.requestId, conversationId: yours });
     this.conversation = recorded.strategy === "reference" ? recorded.conversationId : null;
     return this.conversation!;
   }
@@ -254,23 +243,19 @@ export class Thread {
    */
   async recordToolCall(call: { tool: string; args?: unknown; result?: unknown; callId?: string }): Promise<{ callId: string }> {
     const callId = call.callId ?? `call_${randomUUID()}`;
-    const traced = this.transport.withRetry(() =>
-      this.client.request.trace.mutate({
-        requestId: this.requestId,
-        events: [{ type: "tool_call", name: call.tool, data: { callId, args: call.args ?? null, result: call.result ?? null } as never }],
-      }),
-    );
+    const traced = this.call("request.trace", {
+      requestId: this.requestId,
+      events: [{ type: "tool_call", name: call.tool, data: { callId, args: call.args ?? null, result: call.result ?? null } as Json }],
+    });
     const recorded =
       this.continuity === "restore"
-        ? this.transport.withRetry(() =>
-            this.client.continuity.record.mutate({
-              strategy: "restore",
-              taskId: this.taskId,
-              requestId: this.requestId,
-              toolCalls: [{ callId, tool: call.tool, args: (call.args ?? null) as never, ...(call.result === undefined ? {} : { result: call.result as never }) }],
-              keepLast: this.keepToolCalls,
-            }),
-          )
+        ? this.call("continuity.record", {
+            strategy: "restore",
+            taskId: this.taskId,
+            requestId: this.requestId,
+            toolCalls: [{ callId, tool: call.tool, args: (call.args ?? null) as Json, ...(call.result === undefined ? {} : { result: call.result as Json }) }],
+            keepLast: this.keepToolCalls,
+          })
         : null;
     await Promise.all([traced, recorded]);
     this.contextCache = null;
@@ -281,9 +266,7 @@ export class Thread {
 
   /** Marks entities active in the thread now: the explicit, authoritative part of its context. */
   async touch(entities: { id: string; name: string; type?: string; data?: unknown }[]): Promise<void> {
-    await this.transport.withRetry(() =>
-      this.client.context.touch.mutate({ taskId: this.taskId, requestId: this.requestId, entities: entities as never }),
-    );
+    await this.call("context.touch", { taskId: this.taskId, requestId: this.requestId, entities: entities as { id: string; name: string; type?: string; data?: Json }[] });
     this.contextCache = null;
   }
 
@@ -296,7 +279,7 @@ export class Thread {
     const { refresh, ...input } = options;
     const key = canonicalJson(input);
     if (!refresh && this.contextCache?.key === key) return this.contextCache.value;
-    const value = await this.transport.withRetry(() => this.client.context.assemble.mutate({ taskId: this.taskId, ...input }));
+    const value = await this.call("context.assemble", { taskId: this.taskId, ...input });
     this.contextCache = { key, value };
     return value;
   }

@@ -3,22 +3,10 @@
 // agent key asked for the moment it commits, instead of one HTTP long-poll per
 // approval. Long-polling remains the fallback whenever the socket is down.
 import { io, type Socket } from "socket.io-client";
+import type { ApprovalResult } from "./contract.ts";
 
 /** What the server pushes: the same shape approval.await answers, without an execution report. */
-export interface PushedDecision {
-  approvalId: string;
-  status: "PENDING" | "APPROVED" | "REJECTED" | "EXPIRED" | "CANCELED";
-  decision?: {
-    action: "approve" | "reject" | "edit" | "respond";
-    args?: unknown;
-    message?: string;
-    decidedBy: string;
-    decidedAt: string;
-    decider?: "operator" | "policy" | "timeout" | "system";
-    policyId?: string;
-    receipt?: string;
-  };
-}
+export type PushedDecision = Pick<ApprovalResult, "approvalId" | "status" | "decision">;
 
 // Decisions pushed before anyone waits for them (the answer to approval.request
 // can arrive after the decision does); kept briefly, bounded.

@@ -3,20 +3,16 @@
 // once with the arguments the human approved; and, for tool servers, the
 // verifier of decision receipts.
 import { randomUUID } from "node:crypto";
-import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
-import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
-import type { AppRouter } from "../server/api/router.ts";
-import { verifyWebhookSignature, webhookSecretFor } from "../server/domain/webhook.ts";
+import { createTRPCUntypedClient, httpLink, TRPCClientError } from "@trpc/client";
+import type { AnyRouter } from "@trpc/server";
+import { QUERIES, type ApprovalResult, type Decision, type Json, type Procedure, type ProcedureInput, type ProcedureOutput } from "./contract.ts";
 import { DecisionPush } from "./decision-push.ts";
 import { Thread, type ThreadOptions } from "./thread.ts";
 
+export * from "./contract.ts";
 export * from "./thread.ts";
 export * from "./receipts.ts";
-
-export type RouterInputs = inferRouterInputs<AppRouter>;
-export type RouterOutputs = inferRouterOutputs<AppRouter>;
-export type ApprovalResult = RouterOutputs["approval"]["await"];
-export type Decision = NonNullable<ApprovalResult["decision"]>;
+export { verifyWebhook, SIGNATURE_HEADER, DELIVERY_HEADER } from "./webhook-signature.ts";
 
 export interface TollgateOptions {
   /** The server's base URL, e.g. http://localhost:3000 */
@@ -44,6 +40,12 @@ export type GateOutcome<T> =
   /** Another replica holds the approval's execution claim and has not reported yet: this one must not run the tool. */
   | { outcome: "claimedElsewhere"; approvalId: string; claimedAt: string; decision: Decision };
 
+/**
+ * The tool, run at most once with the approved arguments. The decision carries
+ * the signed receipt (`decision.receipt`) a tool server can verify before it acts.
+ */
+export type RunTool<T> = (args: unknown, decision: Decision) => Promise<T> | T;
+
 export interface GateOptions {
   reason?: string;
   allow?: ("approve" | "reject" | "edit" | "respond")[];
@@ -62,19 +64,23 @@ function isNetworkError(error: unknown): boolean {
 }
 
 export function createTollgate(options: TollgateOptions) {
-  const client = createTRPCClient<AppRouter>({
+  // Untyped at the transport, typed by the contract at `call`: the package carries no server types.
+  const client = createTRPCUntypedClient<AnyRouter>({
     links: [httpLink({ url: `${options.url.replace(/\/$/, "")}/api/trpc`, headers: { authorization: `Bearer ${options.apiKey}` } })],
   });
+  /** One call to the server, typed by the contract; not retried (see withRetry). */
+  const call = <P extends Procedure>(path: P, input: ProcedureInput<P>): Promise<ProcedureOutput<P>> =>
+    (QUERIES.has(path) ? client.query(path, input) : client.mutation(path, input)) as Promise<ProcedureOutput<P>>;
   const pollMs = Math.min(options.pollMs ?? 55_000, 60_000);
   const retries = options.networkRetries ?? 5;
   // Approvals whose tool already ran in this process: a decision delivered twice runs nothing twice.
   const executed = new Map<string, Promise<GateOutcome<unknown>>>();
   const replicaId = options.replicaId ?? randomUUID();
 
-  async function withRetry<T>(call: () => Promise<T>): Promise<T> {
+  async function withRetry<T>(send: () => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await call();
+        return await send();
       } catch (error) {
         if (attempt >= retries || !isNetworkError(error)) throw error;
         await sleep(Math.min(200 * 2 ** attempt, 5_000));
@@ -98,7 +104,7 @@ export function createTollgate(options: TollgateOptions) {
     let missedNothing = epoch !== null && epoch === askedInEpoch;
     while (push && epoch !== null) {
       if (!missedNothing) {
-        const now = await withRetry(() => client.approval.await.query({ approvalId, timeoutMs: 0 }));
+        const now = await withRetry(() => call("approval.await", { approvalId, timeoutMs: 0 }));
         if (now.status !== "PENDING") return now;
       }
       const pushed = await push.next(approvalId, pollMs);
@@ -110,7 +116,7 @@ export function createTollgate(options: TollgateOptions) {
       missedNothing = false;
     }
     for (;;) {
-      const result = await withRetry(() => client.approval.await.query({ approvalId, timeoutMs: pollMs }));
+      const result = await withRetry(() => call("approval.await", { approvalId, timeoutMs: pollMs }));
       if (result.status !== "PENDING") return result;
     }
   }
@@ -122,36 +128,36 @@ export function createTollgate(options: TollgateOptions) {
       ...ids,
       /** The task's thread for this request; complete() runs its end-of-request hook first. */
       thread: (threadOptions?: ThreadOptions) => {
-        const opened = new Thread({ client, withRetry }, ids.taskId, ids.requestId, threadOptions);
+        const opened = new Thread({ call, withRetry }, ids.taskId, ids.requestId, threadOptions);
         threads.push(opened);
         return opened;
       },
       complete: async (output?: unknown) => {
         for (const opened of threads) await opened.end();
-        return withRetry(() => client.request.complete.mutate({ requestId: ids.requestId, output: output as never }));
+        return withRetry(() => call("request.complete", { requestId: ids.requestId, output: output as Json }));
       },
-      fail: (error: { message: string; code?: string }) => withRetry(() => client.request.fail.mutate({ requestId: ids.requestId, error })),
+      fail: (error: { message: string; code?: string }) => withRetry(() => call("request.fail", { requestId: ids.requestId, error })),
       trace: (events: { type: string; name?: string; data?: unknown }[]) =>
-        withRetry(() => client.request.trace.mutate({ requestId: ids.requestId, events: events as never })),
+        withRetry(() => call("request.trace", { requestId: ids.requestId, events: events as { type: string; name?: string; data?: Json }[] })),
       /**
        * Asks for approval to run `tool` with `args`, waits for the decision,
        * and runs `run` at most once with the approved (possibly edited) args.
        */
-      gate: <T>(tool: string, args: unknown, run: (args: unknown) => Promise<T> | T, gateOptions: GateOptions = {}) =>
+      gate: <T>(tool: string, args: unknown, run: RunTool<T>, gateOptions: GateOptions = {}) =>
         gate(ids.requestId, tool, args, run, gateOptions),
     };
   }
 
-  async function gate<T>(requestId: string, tool: string, args: unknown, run: (args: unknown) => Promise<T> | T, gateOptions: GateOptions): Promise<GateOutcome<T>> {
+  async function gate<T>(requestId: string, tool: string, args: unknown, run: RunTool<T>, gateOptions: GateOptions): Promise<GateOutcome<T>> {
     const idempotencyKey = gateOptions.idempotencyKey ?? `gate-${randomUUID()}`;
     // Connected before asking: a decision committed from now on is pushed on this connection.
     const push = pushConnection();
     const askedInEpoch = push ? await push.epoch() : null;
     const asked = await withRetry(() =>
-      client.approval.request.mutate({
+      call("approval.request", {
         requestId,
         tool,
-        args: args as never,
+        args: args as Json,
         reason: gateOptions.reason,
         allow: gateOptions.allow,
         timeoutMs: gateOptions.timeoutMs,
@@ -168,7 +174,7 @@ export function createTollgate(options: TollgateOptions) {
    * most once: not again in this process (a decision delivered twice), and in
    * no other replica (the server grants the approval's one execution claim).
    */
-  async function settle<T>(result: ApprovalResult, proposedArgs: unknown, run: (args: unknown) => Promise<T> | T): Promise<GateOutcome<T>> {
+  async function settle<T>(result: ApprovalResult, proposedArgs: unknown, run: RunTool<T>): Promise<GateOutcome<T>> {
     const { approvalId, decision } = result;
     if (result.status === "CANCELED" || !decision) return { outcome: "canceled", approvalId };
     const mayRun = result.status === "APPROVED" || (result.status === "EXPIRED" && decision.action === "approve");
@@ -190,16 +196,16 @@ export function createTollgate(options: TollgateOptions) {
     return execution;
   }
 
-  async function claimAndRun<T>(approvalId: string, decision: Decision, edited: boolean, args: unknown, run: (args: unknown) => Promise<T> | T): Promise<GateOutcome<T>> {
+  async function claimAndRun<T>(approvalId: string, decision: Decision, edited: boolean, args: unknown, run: RunTool<T>): Promise<GateOutcome<T>> {
     const claimKey = `${replicaId}:${approvalId}`;
-    const claim = await withRetry(() => client.approval.claimExecution.mutate({ approvalId, claimKey }));
+    const claim = await withRetry(() => call("approval.claimExecution", { approvalId, claimKey }));
     if (!claim.granted) {
       if (!claim.execution) return { outcome: "claimedElsewhere", approvalId, claimedAt: claim.claimedAt, decision };
       return { outcome: "executed", approvalId, result: claim.execution.result as T, args: claim.execution.args, edited, decision, alreadyExecuted: true };
     }
-    const value = await run(args);
+    const value = await run(args, decision);
     try {
-      await withRetry(() => client.approval.reportExecution.mutate({ approvalId, executedArgs: args as never, result: (value ?? null) as never, claimKey }));
+      await withRetry(() => call("approval.reportExecution", { approvalId, executedArgs: args as Json, result: (value ?? null) as Json, claimKey }));
     } catch (error) {
       // The tool ran; failing now would invite a retry that runs it again.
       console.warn(`tollgate: approval ${approvalId} ran, but reporting the execution failed: ${(error as Error).message}`);
@@ -208,21 +214,21 @@ export function createTollgate(options: TollgateOptions) {
   }
 
   return {
-    /** The typed tRPC client, for every other procedure. */
-    client,
-    openSession: (input: RouterInputs["session"]["open"] = {}) => withRetry(() => client.session.open.mutate(input)),
+    /** One call of the agent API, typed by the contract, retried on network errors. */
+    call: <P extends Procedure>(path: P, input: ProcedureInput<P>) => withRetry(() => call(path, input)),
+    openSession: (input: ProcedureInput<"session.open"> = {}) => withRetry(() => call("session.open", input)),
     /**
      * Begins a request (an invocation of `agent`). Orchestrators pass their own
      * requestId as `parentRequestId` to the agents they call, so the chain links.
      */
-    begin: async (input: RouterInputs["request"]["begin"]) => {
+    begin: async (input: ProcedureInput<"request.begin">) => {
       const withKey = { ...input, idempotencyKey: input.idempotencyKey ?? `begin-${randomUUID()}` };
-      return handle(await withRetry(() => client.request.begin.mutate(withKey)));
+      return handle(await withRetry(() => call("request.begin", withKey)));
     },
     /** A handle on a request begun elsewhere (e.g. from a webhook). */
     request: handle,
     /** A task's thread for one request; call end() at the end of the request (or use handle.thread). */
-    thread: (taskId: string, requestId: string, threadOptions?: ThreadOptions) => new Thread({ client, withRetry }, taskId, requestId, threadOptions),
+    thread: (taskId: string, requestId: string, threadOptions?: ThreadOptions) => new Thread({ call, withRetry }, taskId, requestId, threadOptions),
     waitForDecision,
     settle,
     /** Closes the held decision connection (it never keeps the process alive on its own). */
@@ -232,8 +238,3 @@ export function createTollgate(options: TollgateOptions) {
 
 export type Tollgate = ReturnType<typeof createTollgate>;
 export type RequestHandle = ReturnType<Tollgate["request"]>;
-
-/** Verifies a decision webhook's `tollgate-signature` header with the agent key that began the request. */
-export function verifyWebhook(body: string, signatureHeader: string | null | undefined, apiKey: string, nowMs = Date.now()): boolean {
-  return verifyWebhookSignature(webhookSecretFor(apiKey), body, signatureHeader, nowMs);
-}

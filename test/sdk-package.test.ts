@@ -1,0 +1,111 @@
+// The SDK as its users get it: packed with `npm pack`, installed from the
+// tarball into a scratch project outside this repository, type-checked there
+// against its declarations, and its README's example run against a real server.
+// The package does not depend on the database, so the PostgreSQL run skips it.
+import { execFile, spawn } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { OperatorClient } from "./clients.ts";
+import { AGENT_KEY, TEST_TARGET } from "./harness.ts";
+import { useTestServer, type TestServer } from "./server.ts";
+
+const run = promisify(execFile);
+const repository = path.resolve(import.meta.dirname, "..");
+const npm = (args: string[], cwd: string) => run("npm", args, { cwd, maxBuffer: 16 * 1024 * 1024 });
+
+let test: TestServer;
+let operator: OperatorClient;
+useTestServer((server, client) => {
+  test = server;
+  operator = client;
+});
+
+describe.skipIf(TEST_TARGET === "postgres")("the packed SDK (@tollgate/sdk)", () => {
+  let scratch: string;
+  let packed: { filename: string; files: { path: string }[] };
+
+  beforeAll(async () => {
+    scratch = await mkdtemp(path.join(tmpdir(), "tollgate-sdk-user-"));
+    // prepack builds dist/ first.
+    const { stdout } = await npm(["pack", "--workspace", "@tollgate/sdk", "--pack-destination", scratch, "--json"], repository);
+    packed = (JSON.parse(stdout) as (typeof packed)[])[0]!;
+    await writeFile(path.join(scratch, "package.json"), JSON.stringify({ name: "sdk-user", private: true, type: "module" }));
+    await npm(["install", "--no-audit", "--no-fund", "--prefer-offline", `./${packed.filename}`, "@types/node@20"], scratch);
+  }, 240_000);
+
+  afterAll(async () => {
+    if (scratch) await rm(scratch, { recursive: true, force: true });
+  });
+
+  it("sdk package: holds its build, sources and README, and nothing that imports the server", async () => {
+    const files = packed.files.map((file) => file.path);
+    expect(files).toEqual(expect.arrayContaining(["package.json", "README.md", "dist/index.js", "dist/index.d.ts", "dist/receipts.js", "dist/webhook-signature.js"]));
+    expect(files.filter((file) => !/^(package\.json|README\.md|dist\/|src\/)/.test(file))).toEqual([]);
+    expect(files.filter((file) => file.endsWith(".test.ts"))).toEqual([]);
+    for (const file of files.filter((name) => name.endsWith(".js") || name.endsWith(".d.ts"))) {
+      const text = await readFile(path.join(scratch, "node_modules/@tollgate/sdk", file), "utf8");
+      expect(text, file).not.toMatch(/from ["'][^"']*\/server\//);
+    }
+  });
+
+  it("sdk package: a TypeScript project outside the repository type-checks against its declarations", async () => {
+    await writeFile(
+      path.join(scratch, "tsconfig.json"),
+      JSON.stringify({ compilerOptions: { module: "nodenext", moduleResolution: "nodenext", target: "ES2023", strict: true, noEmit: true, types: ["node"] }, include: ["user.ts"] }),
+    );
+    await writeFile(
+      path.join(scratch, "user.ts"),
+      `import { createTollgate, type GateOutcome } from "@tollgate/sdk";
+import { createReceiptVerifier, argsSha256 } from "@tollgate/sdk/receipts";
+import { verifyWebhook } from "@tollgate/sdk/webhooks";
+
+const tollgate = createTollgate({ url: "http://localhost:3000", apiKey: "tgk_example" });
+export async function example(): Promise<GateOutcome<{ sent: boolean }>> {
+  const { sessionId } = await tollgate.openSession({ title: "typed" });
+  const request = await tollgate.begin({ sessionId, agent: "mailer" });
+  const status: "PENDING" | "APPROVED" | "REJECTED" | "EXPIRED" | "CANCELED" = (await tollgate.call("approval.await", { approvalId: "apr_x", timeoutMs: 0 })).status;
+  // @ts-expect-error approvalId is a string: the declarations are typed, not any
+  await tollgate.call("approval.await", { approvalId: 1 });
+  void status;
+  return request.gate("send_email", { to: "a@example.com" }, async (_args, decision) => ({ sent: decision.action === "approve" }));
+}
+export const checks = [createReceiptVerifier({ url: "http://localhost:3000" }).jwksUrl, argsSha256({ a: 1 }), verifyWebhook("{}", "t=1,v1=00", "tgk_example")];
+`,
+    );
+    const tsc = path.join(repository, "node_modules/typescript/bin/tsc");
+    const checked = await run(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: scratch }).catch((error: { stdout: string }) => error);
+    expect("stdout" in checked ? checked.stdout : "").toBe("");
+  }, 60_000);
+
+  it("sdk package: the README's example runs from the installed package, gated by a person, and the tool verifies the receipt", async () => {
+    const readme = await readFile(path.join(repository, "sdk/README.md"), "utf8");
+    const example = /```js\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(example).toContain('from "@tollgate/sdk"');
+    await writeFile(path.join(scratch, "gate.mjs"), example!);
+
+    const child = spawn(process.execPath, ["gate.mjs"], {
+      cwd: scratch,
+      env: { ...process.env, TOLLGATE_URL: test.url, TOLLGATE_AGENT_KEY: AGENT_KEY },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+
+    const pending = async () => (await operator.approval.list.query({ status: "PENDING", tool: "send_email", agent: "mailer" })).items;
+    await expect.poll(async () => (await pending()).length, { timeout: 20_000 }).toBe(1);
+    const [approval] = await pending();
+    await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "edit", args: { to: "ada@example.com", subject: "Your refund of 100 EUR" } });
+
+    expect(await exited, output).toBe(0);
+    expect(output.trim()).toBe("executed { sent: true, to: 'ada@example.com' }");
+    expect(await operator.approval.get.query({ approvalId: approval!.approvalId })).toMatchObject({
+      status: "APPROVED",
+      executedArgs: { to: "ada@example.com", subject: "Your refund of 100 EUR" },
+    });
+  }, 60_000);
+});
