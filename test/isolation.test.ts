@@ -33,7 +33,9 @@ const FOREIGN: Record<string, { as: Caller; kind: "query" | "mutation"; input: (
   "request.fail": { as: "agent", kind: "mutation", input: (b) => ({ requestId: b.requestId, error: { message: "x" } }) },
   "request.trace": { as: "agent", kind: "mutation", input: (b) => ({ requestId: b.requestId, events: [{ type: "note", data: {} }] }) },
   "request.get": { as: "admin", kind: "query", input: (b) => ({ requestId: b.requestId }) },
-  "approval.request": { as: "agent", kind: "mutation", input: (b) => ({ requestId: b.requestId, tool: "t", args: {} }) },
+  "request.load": { as: "agent", kind: "query", input: (b) => ({ requestId: b.requestId }) },
+  // B's own call under B's framework id: found by that id, still NOT_FOUND.
+  "approval.request": { as: "agent", kind: "mutation", input: (b) => ({ requestId: b.requestId, tool: "b_tool", args: { b: true }, externalId: "call_b" }) },
   "approval.await": { as: "agent", kind: "query", input: (b) => ({ approvalId: b.approvalId, timeoutMs: 0 }) },
   "approval.claimExecution": { as: "agent", kind: "mutation", input: (b) => ({ approvalId: b.approvalId, claimKey: "k" }) },
   "approval.reportExecution": { as: "agent", kind: "mutation", input: (b) => ({ approvalId: b.approvalId, executedArgs: {} }) },
@@ -123,7 +125,7 @@ async function workspaceB(): Promise<{ ids: Ids; adminB: OperatorClient }> {
   const begun = await sdk.begin({ sessionId, agent: "b-agent" });
   await sdk.call("thread.configure", { taskId: begun.taskId, config: {} });
   await sdk.call("state.save", { taskId: begun.taskId, requestId: begun.requestId, state: { secret: "B" } });
-  const { approvalId } = await sdk.call("approval.request", { requestId: begun.requestId, tool: "b_tool", args: { b: true } });
+  const { approvalId } = await sdk.call("approval.request", { requestId: begun.requestId, tool: "b_tool", args: { b: true }, externalId: "call_b" });
   sdk.close();
   const { policyId } = await adminB.policy.create.mutate({ name: "b rule", match: { tool: "b_lookup" }, outcome: "approve" });
   const channel = await adminB.notification.createChannel.mutate({ name: "b hook", kind: "WEBHOOK", url: "http://127.0.0.1:9/b-hook" });

@@ -216,6 +216,17 @@ export const ApprovalDetail = forwardRef<
         </p>
       ) : null}
 
+      {approval.summary ? (
+        <section aria-labelledby="summary-heading" className="rounded border border-slate-200 bg-white p-3">
+          <h3 id="summary-heading" className="text-xs font-semibold uppercase tracking-wide text-slate-500">
+            Summary by the agent
+          </h3>
+          <div className="mt-1" data-testid="summary">
+            <AgentMarkdown text={approval.summary} />
+          </div>
+        </section>
+      ) : null}
+
       <dl className="grid grid-cols-[6.5rem_minmax(0,1fr)] gap-x-3 sm:grid-cols-[8rem_minmax(0,1fr)] gap-y-1 text-sm">
         <dt className="text-slate-500">Session</dt>
         <dd className="min-w-0 break-all">
@@ -241,6 +252,14 @@ export const ApprovalDetail = forwardRef<
         ) : null}
         <dt className="text-slate-500">Approval</dt>
         <dd className="font-mono text-xs leading-5">{approval.approvalId}</dd>
+        {approval.externalId ? (
+          <>
+            <dt className="text-slate-500">Framework id</dt>
+            <dd className="font-mono text-xs leading-5 break-all" data-testid="external-id">
+              {approval.externalId}
+            </dd>
+          </>
+        ) : null}
       </dl>
 
       <section aria-labelledby="reason-heading">

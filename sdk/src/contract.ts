@@ -95,8 +95,23 @@ export interface Contract {
       input?: Json;
       idempotencyKey?: string;
       resumeUrl?: string;
+      /** Opaque framework state (a serialised run, a thread id), returned by request.load to whichever process resumes. */
+      resumeToken?: string;
     };
     output: { sessionId: string; taskId: string; requestId: string };
+  };
+  "request.load": {
+    kind: "query";
+    input: { requestId: string };
+    output: {
+      requestId: string;
+      sessionId: string;
+      taskId: string;
+      agent: string;
+      status: RequestStatus;
+      resumeToken: string | null;
+      approvals: (ApprovalResult & { tool: string; externalId: string | null })[];
+    };
   };
   "request.complete": { kind: "mutation"; input: { requestId: string; output?: Json }; output: { requestId: string; status: RequestStatus } };
   "request.fail": {
@@ -120,6 +135,10 @@ export interface Contract {
       timeoutMs?: number;
       onTimeout?: "reject" | "cancel" | "approve";
       idempotencyKey?: string;
+      /** The framework's own id of the paused call: asking again under it returns the same approval. */
+      externalId?: string;
+      /** Markdown for the operator, shown before the arguments. */
+      summary?: string;
     };
     output: ApprovalResult;
   };
@@ -195,8 +214,8 @@ export type ProcedureOutput<P extends Procedure> = Contract[P]["output"];
 type Query = { [P in Procedure]: Contract[P]["kind"] extends "query" ? P : never }[Procedure];
 
 /** The queries among the procedures (sent as GET); every other one is a mutation. */
-export const QUERIES: ReadonlySet<Procedure> = new Set(["approval.await", "state.load", "continuity.load"] satisfies Query[]);
+export const QUERIES: ReadonlySet<Procedure> = new Set(["approval.await", "request.load", "state.load", "continuity.load"] satisfies Query[]);
 
 // Every query of the contract is in QUERIES: a new one left out fails the type check here.
-const everyQueryListed: Exclude<Query, "approval.await" | "state.load" | "continuity.load"> extends never ? true : false = true;
+const everyQueryListed: Exclude<Query, "approval.await" | "request.load" | "state.load" | "continuity.load"> extends never ? true : false = true;
 void everyQueryListed;

@@ -54,6 +54,10 @@ export interface GateOptions {
   onTimeout?: "reject" | "cancel" | "approve";
   /** Defaults to a new id per gate call, so a retried call never makes a second approval. */
   idempotencyKey?: string;
+  /** The framework's own id of this call: a gate retried with it (in any process) finds the same approval. */
+  externalId?: string;
+  /** Markdown for the operator, shown before the arguments. */
+  summary?: string;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -163,6 +167,8 @@ export function createTollgate(options: TollgateOptions) {
         timeoutMs: gateOptions.timeoutMs,
         onTimeout: gateOptions.onTimeout,
         idempotencyKey,
+        externalId: gateOptions.externalId,
+        summary: gateOptions.summary,
       }),
     );
     const result = asked.status === "PENDING" ? await waitForDecision(asked.approvalId, askedInEpoch) : asked;

@@ -9,6 +9,11 @@ export const LIMITS = {
   metadataBytes: 16 * 1024,
   configBytes: 64 * 1024,
   messageChars: 10_000,
+  /** Markdown an agent writes for the operator about one call. */
+  summaryChars: 20_000,
+  /** A framework's serialised run state can hold its whole conversation. */
+  resumeTokenChars: 256 * 1024,
+  externalIdChars: 200,
   nameChars: 200,
 } as const;
 

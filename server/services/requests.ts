@@ -27,6 +27,8 @@ export interface BeginRequestInput {
   input?: unknown;
   idempotencyKey?: string;
   resumeUrl?: string;
+  /** Opaque framework state, kept for whichever process resumes the request (request.load). */
+  resumeToken?: string;
   /** The agent's W3C trace context: kept with the request, sent on with its decision webhook. */
   traceparent?: string;
 }
@@ -76,7 +78,7 @@ async function beginRequestInOneCall(deps: ServiceDeps, agent: AgentPrincipal, i
       SELECT * FROM tollgate_begin_request(${agent.workspaceId}, ${agent.agentKeyId}, ${input.sessionId}, ${input.agent},
         ${kind}::"TaskKind", ${input.taskId ?? null}, ${input.parentRequestId ?? null},
         ${input.input === undefined ? null : JSON.stringify(input.input)}::json, ${input.idempotencyKey ?? null},
-        ${input.resumeUrl ?? null}, ${input.traceparent ?? null}, ${requestId}, ${newId("tsk")}, ${deps.now()}::timestamp(3))`,
+        ${input.resumeUrl ?? null}, ${input.resumeToken ?? null}, ${input.traceparent ?? null}, ${requestId}, ${newId("tsk")}, ${deps.now()}::timestamp(3))`,
   );
   if (!row || row.outcome !== "begun") return null;
   const { workspaceId } = agent;
@@ -120,6 +122,7 @@ async function beginRequestInSteps(deps: ServiceDeps, agent: AgentPrincipal, inp
           input: json(input.input),
           idempotencyKey: input.idempotencyKey ?? null,
           resumeUrl: input.resumeUrl ?? null,
+          resumeToken: input.resumeToken ?? null,
           traceparent: input.traceparent ?? null,
           createdAt: now,
         },

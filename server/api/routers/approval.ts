@@ -43,6 +43,8 @@ export const approvalRouter = router({
         // "approve" only where an admin's policy allows it for this call.
         onTimeout: z.enum(["reject", "cancel", "approve"]).optional(),
         idempotencyKey: z.string().min(1).max(200).optional(),
+        externalId: z.string().min(1).max(LIMITS.externalIdChars).optional(),
+        summary: z.string().min(1).max(LIMITS.summaryChars).optional(),
       }),
     )
     .output(zApprovalResult)

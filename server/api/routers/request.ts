@@ -2,8 +2,9 @@
 import { z } from "zod";
 import { LIMITS } from "../../domain/json.ts";
 import { beginRequest, endRequest, traceRequest } from "../../services/requests.ts";
+import { loadRequest } from "../../services/requests/load-request.ts";
 import { requestWithChain } from "../../services/tasks.ts";
-import { zRunStatus } from "../outputs.ts";
+import { zApprovalResult, zRunStatus } from "../outputs.ts";
 import { zId, zJson, zName } from "../schemas.ts";
 import { agentProcedure, operatorProcedure, router } from "../trpc.ts";
 
@@ -21,6 +22,7 @@ export const requestRouter = router({
         input: zJson(LIMITS.inputBytes).optional(),
         idempotencyKey: z.string().min(1).max(200).optional(),
         resumeUrl: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2000).optional(),
+        resumeToken: z.string().min(1).max(LIMITS.resumeTokenChars).optional(),
       }),
     )
     .output(z.object({ sessionId: z.string(), taskId: z.string(), requestId: z.string() }))
@@ -53,6 +55,22 @@ export const requestRouter = router({
     )
     .output(z.object({ accepted: z.number() }))
     .mutation(({ ctx, input }) => traceRequest(ctx.deps, ctx.agent, input.requestId, input.events)),
+
+  /** For the process that resumes a request: its resumeToken and its approvals, by the framework's ids. */
+  load: agentProcedure
+    .input(z.object({ requestId: zId("req") }))
+    .output(
+      z.object({
+        requestId: z.string(),
+        sessionId: z.string(),
+        taskId: z.string(),
+        agent: z.string(),
+        status: zRunStatus,
+        resumeToken: z.string().nullable(),
+        approvals: z.array(zApprovalResult.extend({ tool: z.string(), externalId: z.string().nullable() })),
+      }),
+    )
+    .query(({ ctx, input }) => loadRequest(ctx.deps, ctx.agent, input.requestId)),
 
   get: operatorProcedure
     .input(z.object({ requestId: zId("req") }))

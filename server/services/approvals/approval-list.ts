@@ -61,6 +61,8 @@ export function approvalItem(approval: ListedApproval, viewer?: Viewer, liveness
     tool: approval.tool,
     args: approval.proposedArgs,
     reason: approval.reason,
+    summary: approval.summary,
+    externalId: approval.externalId,
     allow: approval.allowedActions,
     status: approval.status,
     createdAt: approval.createdAt.toISOString(),

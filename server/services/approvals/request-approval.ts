@@ -1,5 +1,7 @@
 // An agent asks to run a tool. The workspace's policy decides at once or puts
-// the call before a person; a repeated idempotency key returns the approval it made.
+// the call before a person; a repeated idempotency key, or the same framework
+// id (externalId) on the same request, returns the approval it made.
+import { dequal } from "dequal";
 import { Prisma } from "../../db/generated/client.ts";
 import type { Approval } from "../../db/generated/client.ts";
 import { idempotencyKeyOfOtherWork } from "../../domain/authority.ts";
@@ -29,6 +31,10 @@ export interface RequestApprovalInput {
   timeoutMs?: number;
   onTimeout?: TimeoutOutcome;
   idempotencyKey?: string;
+  /** The framework's own id of the paused call: one approval per id and request. */
+  externalId?: string;
+  /** Markdown for the operator, shown before the arguments. */
+  summary?: string;
 }
 
 interface GateFacts {
@@ -65,6 +71,10 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
   const { workspaceId } = agent;
   if (input.idempotencyKey) {
     const existing = await findByIdempotencyKey(deps, agent, input.idempotencyKey, input.requestId);
+    if (existing) return approvalResult(existing);
+  }
+  if (input.externalId) {
+    const existing = await findByExternalId(deps, agent, input);
     if (existing) return approvalResult(existing);
   }
   const now = deps.now();
@@ -112,6 +122,8 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
         proposedArgs: input.args as Prisma.InputJsonValue,
         reason: input.reason ?? null,
         idempotencyKey: input.idempotencyKey ?? null,
+        externalId: input.externalId ?? null,
+        summary: input.summary ?? null,
         policyId: rule?.id ?? null,
         policyName: rule?.name ?? null,
         policyVersion: rule?.version ?? null,
@@ -155,8 +167,11 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
       return { created: approval, changes };
     }));
   } catch (error) {
-    if (input.idempotencyKey && isUniqueViolation(error)) {
-      const existing = await findByIdempotencyKey(deps, agent, input.idempotencyKey, input.requestId);
+    // A concurrent retry committed first: answer with what it made.
+    if (isUniqueViolation(error)) {
+      const existing =
+        (input.idempotencyKey ? await findByIdempotencyKey(deps, agent, input.idempotencyKey, input.requestId) : null) ??
+        (input.externalId ? await findByExternalId(deps, agent, input) : null);
       if (existing) return approvalResult(existing);
     }
     throw error;
@@ -235,6 +250,29 @@ async function findByIdempotencyKey(deps: ServiceDeps, agent: AgentPrincipal, ke
     throw new DomainError(
       "CONFLICT",
       `idempotencyKey "${key}" was already used for approval ${existing.id} of request ${existing.requestId}; use a new key for a different approval`,
+    );
+  }
+  return existing;
+}
+
+/**
+ * The approval a framework id already names on this request. The same call
+ * (tool and arguments equal as JSON values) gets it back, so a retried or
+ * restarted adapter finds its approval; another call under the same id is a
+ * CONFLICT, since the decision must map back to exactly one call.
+ */
+async function findByExternalId(deps: ServiceDeps, agent: AgentPrincipal, input: RequestApprovalInput) {
+  const externalId = input.externalId!;
+  const existing = await deps.prisma.approval.findUnique({ where: { requestId_externalId: { requestId: input.requestId, externalId } } });
+  if (!existing) return null;
+  if (existing.workspaceId !== agent.workspaceId || !(await mayActOnRequest(deps.prisma, agent, existing.requestId))) {
+    throw notFound("request", input.requestId);
+  }
+  if (existing.tool !== input.tool || !dequal(existing.proposedArgs, input.args)) {
+    throw new DomainError(
+      "CONFLICT",
+      `externalId "${externalId}" of request ${input.requestId} already names approval ${existing.id} for tool "${existing.tool}" with other arguments; one framework id names one call, so ask for another call under its own id`,
+      { field: "externalId", approvalId: existing.id },
     );
   }
   return existing;
