@@ -112,4 +112,48 @@ describe("framework ids", () => {
     const asked = await sdk.call("approval.request", { requestId: request.requestId, tool: "refund", args: { order: 42 }, summary });
     expect(await operator.approval.get.query({ approvalId: asked.approvalId })).toMatchObject({ summary, externalId: null });
   });
+
+  it("question: reaches a person even where a rule approves every call, and is answered in free text or declined, never approved", async () => {
+    await operator.policy.create.mutate({ name: "everything runs", match: { tool: "*" }, outcome: "approve" });
+    try {
+      const { sdk, request } = await begun("question");
+      const asked = await sdk.call("approval.request", { requestId: request.requestId, tool: "ask_user", args: {}, kind: "question", summary: "Which **warehouse** ships order 42?" });
+      expect(asked).toMatchObject({ status: "PENDING", gate: { allow: ["respond", "reject"] } });
+      await expect(operator.approval.decide.mutate({ approvalId: asked.approvalId, action: "approve" })).rejects.toThrow(/allows respond, reject; "approve" is not one of them/);
+      await operator.approval.decide.mutate({ approvalId: asked.approvalId, action: "respond", message: "Rotterdam" });
+      expect(await sdk.call("approval.await", { approvalId: asked.approvalId, timeoutMs: 0 })).toMatchObject({ status: "REJECTED", decision: { action: "respond", message: "Rotterdam" } });
+      expect(await operator.approval.get.query({ approvalId: asked.approvalId })).toMatchObject({ kind: "question" });
+      // A tool call in the same workspace is still approved by the rule.
+      expect(await sdk.call("approval.request", { requestId: request.requestId, tool: "lookup", args: {} })).toMatchObject({ status: "APPROVED" });
+    } finally {
+      const { items } = await operator.policy.list.query();
+      for (const rule of items.filter((item) => item.name === "everything runs")) await operator.policy.delete.mutate({ policyId: rule.policyId });
+    }
+  });
+
+  it("batch: the calls one turn paused are listed together for the request, apart from another turn's", async () => {
+    const { sdk, request } = await begun("batch");
+    const ask = (tool: string, batch: string) => sdk.call("approval.request", { requestId: request.requestId, tool, args: {}, batch });
+    const turn1 = await Promise.all([ask("send_email", "turn-1"), ask("send_sms", "turn-1"), ask("post_slack", "turn-1")]);
+    await ask("send_fax", "turn-2");
+    const { items } = await operator.approval.list.query({ requestId: request.requestId, batch: "turn-1" });
+    expect(items.map((item) => item.approvalId).sort()).toEqual(turn1.map((asked) => asked.approvalId).sort());
+    expect(new Set(items.map((item) => item.batch))).toEqual(new Set(["turn-1"]));
+  });
+
+  it("framework: a new task keeps the framework its first request named, shown with its approvals; a name that is not one is refused", async () => {
+    const sdk = agentSdk(test.url, undefined, { push: false });
+    const { sessionId } = await sdk.openSession({ title: "framework" });
+    const root = await sdk.call("request.begin", { sessionId, agent: "planner", framework: "langgraph" });
+    await sdk.call("request.begin", { sessionId, agent: "planner", taskId: root.taskId, framework: "openai-agents" });
+    const child = await sdk.call("request.begin", { sessionId, agent: "helper", parentRequestId: root.requestId });
+    const asked = await sdk.call("approval.request", { requestId: root.requestId, tool: "send_email", args: {} });
+    const tree = await operator.task.tree.query({ sessionId });
+    expect(tree.roots.map((node) => [node.agent, node.framework, node.children.map((inner) => [inner.agent, inner.framework])])).toEqual([["planner", "langgraph", [["helper", null]]]]);
+    expect(child.taskId).not.toBe(root.taskId);
+    expect(await operator.approval.get.query({ approvalId: asked.approvalId })).toMatchObject({ framework: "langgraph" });
+    const refused = await callHttp(test.url, "request.begin", "mutation", { sessionId, agent: "x", framework: "Lang Graph!" }, { authorization: `Bearer ${AGENT_KEY}` });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body.error)).toContain("framework");
+  });
 });

@@ -11,6 +11,7 @@ import { useTRPC } from "@/lib/trpc";
 import type { ApprovalItem, DecisionAction } from "@/lib/types";
 import { canDecide, useOperator } from "../app-shell";
 import { ArgsComparison } from "../args-comparison";
+import { FrameworkBadge } from "../framework-badge";
 import { AgentMarkdown } from "../markdown";
 import { JsonTree } from "../json-tree";
 import { ACTION_LABEL, ApprovalBadge, ErrorNote, Loading } from "../ui";
@@ -150,6 +151,47 @@ function NoAgentWaiting({ approval, canCancel }: { approval: ApprovalItem; canCa
   );
 }
 
+const isEmptyArgs = (args: unknown) => args === null || (typeof args === "object" && Object.keys(args as object).length === 0);
+
+/**
+ * The calls its agent paused together (one framework turn): each is decided on
+ * its own, and the agent resumes once all of them are.
+ */
+function PausedTogether({ approval }: { approval: ApprovalItem }) {
+  const trpc = useTRPC();
+  const group = useQuery(trpc.approval.list.queryOptions({ requestId: approval.requestId, batch: approval.batch!, limit: 100 }));
+  const items = [...(group.data?.items ?? [])].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.approvalId.localeCompare(b.approvalId));
+  if (items.length < 2) return null;
+  const open = items.filter((item) => item.status === "PENDING").length;
+  return (
+    <section aria-labelledby="batch-heading" data-testid="paused-together" className="rounded border border-amber-200 bg-amber-50/60 p-3">
+      <h3 id="batch-heading" className="text-xs font-semibold uppercase tracking-wide text-amber-900">
+        Paused together: {items.length} calls
+      </h3>
+      <p className="mt-0.5 text-xs text-amber-900">
+        {open > 0 ? `The agent resumes once all are decided; ${open} still ${open === 1 ? "waits" : "wait"}.` : "All decided: the agent resumes with every decision."}
+      </p>
+      <ol className="mt-2 space-y-1 text-sm">
+        {items.map((item, index) => (
+          <li key={item.approvalId} className="flex min-w-0 items-center gap-2">
+            <span className="w-5 shrink-0 text-right text-xs text-slate-500">{index + 1}.</span>
+            {item.approvalId === approval.approvalId ? (
+              <span className="min-w-0 truncate font-mono font-semibold" aria-current="true">
+                {item.tool} (this one)
+              </span>
+            ) : (
+              <Link href={`/?approval=${item.approvalId}`} className="min-w-0 truncate font-mono underline decoration-slate-300 hover:decoration-slate-900">
+                {item.tool}
+              </Link>
+            )}
+            <ApprovalBadge approval={item} />
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
 export const ApprovalDetail = forwardRef<
   DecisionPanelHandle,
   { approvalId: string; placeholder?: ApprovalItem; sessionLabel?(sessionId: string): string; onDecided?(action: DecisionAction): void }
@@ -192,12 +234,18 @@ export const ApprovalDetail = forwardRef<
     <article aria-label={`Approval ${approval.tool} by ${approval.agent}`} className="space-y-4">
       <header className="space-y-1">
         <div className="flex items-center gap-2">
+          {approval.kind === "question" ? (
+            <span data-testid="question-kind" className="shrink-0 rounded bg-indigo-100 px-1.5 py-0.5 text-[11px] font-semibold uppercase text-indigo-900">
+              question
+            </span>
+          ) : null}
           <h2 className="font-mono text-lg font-semibold break-all">{approval.tool}</h2>
           <ApprovalBadge approval={approval} />
         </div>
-        <p className="text-sm text-slate-600">
-          requested by <span className="font-medium text-slate-900">{approval.agent}</span>
-          {pending ? <> · waiting {formatDuration(now - new Date(approval.createdAt).getTime())}</> : null}
+        <p className="flex flex-wrap items-center gap-x-1 text-sm text-slate-600">
+          {approval.kind === "question" ? "asked by" : "requested by"} <span className="font-medium text-slate-900">{approval.agent}</span>
+          <FrameworkBadge framework={approval.framework} />
+          {pending ? <span>· waiting {formatDuration(now - new Date(approval.createdAt).getTime())}</span> : null}
         </p>
       </header>
 
@@ -271,7 +319,9 @@ export const ApprovalDetail = forwardRef<
         </div>
       </section>
 
-      {argsSection}
+      {approval.batch ? <PausedTogether approval={approval} /> : null}
+
+      {approval.kind === "question" && isEmptyArgs(approval.args) ? null : argsSection}
 
       {pending && canDecide(operator) ? (
         <DecisionPanel key={approval.approvalId} ref={ref} approval={approval} myEmail={operator.email} myRole={operator.role} onLateDecision={setLate} onDecided={(action) => onDecided?.(action)} />

@@ -62,7 +62,10 @@ export const DecisionPanel = forwardRef<
   // A draft left from before a reload reopens where it was being written.
   const [mode, setMode] = useState<Mode>(() => {
     const drafts = draftsOf(approval.approvalId);
-    return drafts.message !== undefined ? "reject" : drafts.edit !== undefined ? "edit" : drafts.answer !== undefined ? "respond" : null;
+    if (drafts.message !== undefined) return "reject";
+    if (drafts.edit !== undefined) return "edit";
+    // A question is answered: its answer box is open from the start.
+    return drafts.answer !== undefined || approval.kind === "question" ? "respond" : null;
   });
   const [failure, setFailure] = useState<string | null>(null);
   const [scope, setScope] = useState<RememberScope>("session");
@@ -205,7 +208,7 @@ export const DecisionPanel = forwardRef<
         ) : null}
         {allow.has("respond") ? (
           <button type="button" disabled={busy} onClick={() => setMode(mode === "respond" ? null : "respond")} aria-expanded={mode === "respond"} className={`${button} border border-slate-300 bg-white text-slate-800 hover:bg-slate-50`}>
-            Respond instead…
+            {approval.kind === "question" ? "Answer…" : "Respond instead…"}
           </button>
         ) : null}
       </div>

@@ -17,6 +17,13 @@ describe("belongsTo", () => {
     expect(belongsTo(item("apr_1"), { tool: "refund" })).toBe(false);
   });
 
+  it("keeps a request's batch to its own calls", () => {
+    const batched = item("apr_1", { requestId: "req_a", batch: "turn-1" });
+    expect(belongsTo(batched, { requestId: "req_a", batch: "turn-1" })).toBe(true);
+    expect(belongsTo(batched, { requestId: "req_a", batch: "turn-2" })).toBe(false);
+    expect(belongsTo(batched, { requestId: "req_b", batch: "turn-1" })).toBe(false);
+  });
+
   it("leaves free-text and by-id lists to the server", () => {
     expect(belongsTo(item("apr_1"), { text: "delete" })).toBeNull();
     expect(belongsTo(item("apr_1"), { approvalIds: ["apr_1"] })).toBeNull();

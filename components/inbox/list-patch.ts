@@ -12,6 +12,8 @@ export interface ListFilter {
   tool?: string;
   text?: string;
   approvalIds?: string[];
+  requestId?: string;
+  batch?: string;
 }
 
 export interface ListPage {
@@ -27,6 +29,8 @@ export function belongsTo(item: ApprovalItem, filter: ListFilter): boolean | nul
   if (filter.text?.trim() || filter.approvalIds) return null;
   if (filter.status === "DECIDED" ? item.status === "PENDING" : filter.status !== undefined && item.status !== filter.status) return false;
   if (filter.sessionId && item.sessionId !== filter.sessionId) return false;
+  if (filter.requestId && item.requestId !== filter.requestId) return false;
+  if (filter.batch && item.batch !== filter.batch) return false;
   if (filter.agent && !containsFolded(item.agent, filter.agent)) return false;
   if (filter.tool && !containsFolded(item.tool, filter.tool)) return false;
   return true;

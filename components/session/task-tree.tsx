@@ -6,6 +6,7 @@ import Link from "next/link";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useCallback, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import type { TaskNode } from "@/lib/types";
+import { FrameworkBadge } from "../framework-badge";
 import { StatusBadge } from "../ui";
 
 const ROW = 44;
@@ -117,6 +118,7 @@ const TreeRow = memo(function TreeRow({
         {node.kind === "ORCHESTRATOR" ? "orch" : "agent"}
       </span>
       <span className="min-w-0 truncate font-medium">{node.agent}</span>
+      <FrameworkBadge framework={node.framework} />
       <StatusBadge status={node.status} />
       {row.waitingHere ? (
         approvalId ? (

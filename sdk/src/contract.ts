@@ -97,6 +97,8 @@ export interface Contract {
       resumeUrl?: string;
       /** Opaque framework state (a serialised run, a thread id), returned by request.load to whichever process resumes. */
       resumeToken?: string;
+      /** The agent framework a new task runs in ("langgraph", "openai-agents", ...), shown in the console. */
+      framework?: string;
     };
     output: { sessionId: string; taskId: string; requestId: string };
   };
@@ -139,6 +141,10 @@ export interface Contract {
       externalId?: string;
       /** Markdown for the operator, shown before the arguments. */
       summary?: string;
+      /** question: the agent waits for a free-text answer (decision "respond"), not for leave to run a tool. */
+      kind?: "tool" | "question";
+      /** Calls paused together (one framework turn) share a batch; the console shows them as a group. */
+      batch?: string;
     };
     output: ApprovalResult;
   };

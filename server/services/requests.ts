@@ -29,6 +29,8 @@ export interface BeginRequestInput {
   resumeUrl?: string;
   /** Opaque framework state, kept for whichever process resumes the request (request.load). */
   resumeToken?: string;
+  /** The agent framework a new task runs in, for the console. */
+  framework?: string;
   /** The agent's W3C trace context: kept with the request, sent on with its decision webhook. */
   traceparent?: string;
 }
@@ -78,7 +80,7 @@ async function beginRequestInOneCall(deps: ServiceDeps, agent: AgentPrincipal, i
       SELECT * FROM tollgate_begin_request(${agent.workspaceId}, ${agent.agentKeyId}, ${input.sessionId}, ${input.agent},
         ${kind}::"TaskKind", ${input.taskId ?? null}, ${input.parentRequestId ?? null},
         ${input.input === undefined ? null : JSON.stringify(input.input)}::json, ${input.idempotencyKey ?? null},
-        ${input.resumeUrl ?? null}, ${input.resumeToken ?? null}, ${input.traceparent ?? null}, ${requestId}, ${newId("tsk")}, ${deps.now()}::timestamp(3))`,
+        ${input.resumeUrl ?? null}, ${input.resumeToken ?? null}, ${input.framework ?? null}, ${input.traceparent ?? null}, ${requestId}, ${newId("tsk")}, ${deps.now()}::timestamp(3))`,
   );
   if (!row || row.outcome !== "begun") return null;
   const { workspaceId } = agent;
@@ -221,6 +223,7 @@ async function createTask(tx: Tx, creator: AgentPrincipal, sessionId: string, in
       agent: input.agent,
       kind: input.kind === "orchestrator" ? "ORCHESTRATOR" : "AGENT",
       agentKeyId: creator.agentKeyId,
+      framework: input.framework ?? null,
       createdAt: now,
     },
   });

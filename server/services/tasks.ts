@@ -18,6 +18,8 @@ export interface TreeNode {
   parentTaskId: string | null;
   agent: string;
   kind: "AGENT" | "ORCHESTRATOR";
+  /** The agent framework it runs in, when its agent said. */
+  framework: string | null;
   status: RunStatus;
   createdAt: string;
   requests: TreeRequest[];
@@ -42,6 +44,7 @@ export async function taskTree(deps: ServiceDeps, workspaceId: string, sessionId
       parentTaskId: task.parentTaskId,
       agent: task.agent,
       kind: task.kind,
+      framework: task.framework,
       status: task.status,
       createdAt: task.createdAt.toISOString(),
       requests: [],

@@ -45,6 +45,9 @@ export const approvalRouter = router({
         idempotencyKey: z.string().min(1).max(200).optional(),
         externalId: z.string().min(1).max(LIMITS.externalIdChars).optional(),
         summary: z.string().min(1).max(LIMITS.summaryChars).optional(),
+        // question: the agent waits for a free-text answer (respond), not for leave to run a tool.
+        kind: z.enum(["tool", "question"]).optional(),
+        batch: z.string().min(1).max(LIMITS.externalIdChars).optional(),
       }),
     )
     .output(zApprovalResult)
@@ -112,6 +115,8 @@ export const approvalRouter = router({
           tool: z.string().max(LIMITS.nameChars).optional(),
           text: z.string().max(200, "must be at most 200 characters").optional(),
           approvalIds: z.array(zId("apr")).min(1, "name at least one approval").max(100, "at most 100 approvals at once").optional(),
+          requestId: zId("req").optional(),
+          batch: z.string().min(1).max(LIMITS.externalIdChars).optional(),
           limit: z.number().int().min(1).max(2000).default(200),
           cursor: zId("apr").optional(),
         })

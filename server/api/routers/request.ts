@@ -23,6 +23,10 @@ export const requestRouter = router({
         idempotencyKey: z.string().min(1).max(200).optional(),
         resumeUrl: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2000).optional(),
         resumeToken: z.string().min(1).max(LIMITS.resumeTokenChars).optional(),
+        framework: z
+          .string()
+          .regex(/^[a-z0-9][a-z0-9._-]{0,39}$/, 'must be a short lowercase name such as "langgraph" or "openai-agents"')
+          .optional(),
       }),
     )
     .output(z.object({ sessionId: z.string(), taskId: z.string(), requestId: z.string() }))

@@ -16,6 +16,8 @@ export interface ApprovalListFilter {
   text?: string;
   /** Only these approvals (the console refreshes the ones a live event named). */
   approvalIds?: string[];
+  requestId?: string;
+  batch?: string;
   limit: number;
   /** Id of the last item of the previous page. */
   cursor?: string;
@@ -30,7 +32,7 @@ export interface Viewer {
   groups: string[];
 }
 
-type ListedApproval = Approval & { task: { agent: string }; request: { resumeUrl: string | null }; votes: { decidedBy: string; createdAt: Date; action: DecisionAction }[] };
+type ListedApproval = Approval & { task: { agent: string; framework: string | null }; request: { resumeUrl: string | null }; votes: { decidedBy: string; createdAt: Date; action: DecisionAction }[] };
 
 /**
  * Whether anyone will act on a decision: "webhook" (it is delivered to the
@@ -58,11 +60,14 @@ export function approvalItem(approval: ListedApproval, viewer?: Viewer, liveness
     taskId: approval.taskId,
     sessionId: approval.sessionId,
     agent: approval.task.agent,
+    framework: approval.task.framework,
     tool: approval.tool,
     args: approval.proposedArgs,
     reason: approval.reason,
     summary: approval.summary,
     externalId: approval.externalId,
+    kind: approval.kind,
+    batch: approval.batch,
     allow: approval.allowedActions,
     status: approval.status,
     createdAt: approval.createdAt.toISOString(),
@@ -125,6 +130,9 @@ export async function listApprovals(deps: ServiceDeps, workspaceId: string, filt
     ...(filter.tool ? { tool: { contains: filter.tool, mode: "insensitive" as const } } : {}),
     ...(filter.agent ? { task: { agent: { contains: filter.agent, mode: "insensitive" as const } } } : {}),
     ...(filter.approvalIds ? { id: { in: filter.approvalIds } } : {}),
+    // The calls one request paused together.
+    ...(filter.requestId ? { requestId: filter.requestId } : {}),
+    ...(filter.batch ? { batch: filter.batch } : {}),
     ...(text
       ? {
           OR: [
@@ -139,7 +147,7 @@ export async function listApprovals(deps: ServiceDeps, workspaceId: string, filt
   };
   const rows = await deps.prisma.approval.findMany({
     where,
-    include: { task: { select: { agent: true } }, request: REQUEST, votes: VOTES },
+    include: { task: { select: { agent: true, framework: true } }, request: REQUEST, votes: VOTES },
     orderBy: decided ? [{ decidedAt: "desc" }, { id: "desc" }] : [{ createdAt: "desc" }, { id: "desc" }],
     take: filter.limit + 1,
     ...(filter.cursor ? { cursor: { id: filter.cursor }, skip: 1 } : {}),
@@ -156,7 +164,7 @@ export async function listApprovals(deps: ServiceDeps, workspaceId: string, filt
 }
 
 export async function getApproval(deps: ServiceDeps, workspaceId: string, approvalId: string, viewer?: Viewer) {
-  const approval = await deps.prisma.approval.findFirst({ where: { id: approvalId, workspaceId }, include: { task: { select: { agent: true } }, request: REQUEST, votes: VOTES } });
+  const approval = await deps.prisma.approval.findFirst({ where: { id: approvalId, workspaceId }, include: { task: { select: { agent: true, framework: true } }, request: REQUEST, votes: VOTES } });
   if (!approval) throw notFound("approval", approvalId);
   return approvalItem(approval, viewer, { now: deps.now(), windowMs: deps.agentLivenessMs });
 }

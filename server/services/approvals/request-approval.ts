@@ -35,6 +35,9 @@ export interface RequestApprovalInput {
   externalId?: string;
   /** Markdown for the operator, shown before the arguments. */
   summary?: string;
+  kind?: "tool" | "question";
+  /** Calls paused together (one framework turn) share a batch. */
+  batch?: string;
 }
 
 interface GateFacts {
@@ -103,14 +106,18 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
           `tool "${input.tool}" is not enabled in the thread of task ${request.taskId} (enabled: ${(config?.enabledTools ?? []).join(", ") || "none"}); enable it with thread.configure first`,
         );
       }
-      const rules = await policySetFor(deps.policyCache, tx, workspaceId, facts.policyVersion);
-      const { rule } = evaluatePolicies(
-        rules,
-        { agent: facts.agent, tool: input.tool, agentKeyId: agent.agentKeyId, sessionId: request.sessionId, sessionMetadata: facts.metadata, args: input.args },
-        now,
-      );
+      // Rules match tool calls. A question always reaches a person, under the
+      // workspace default gate, who can answer it or decline.
+      const question = input.kind === "question";
+      const rule = question
+        ? null
+        : evaluatePolicies(
+            await policySetFor(deps.policyCache, tx, workspaceId, facts.policyVersion),
+            { agent: facts.agent, tool: input.tool, agentKeyId: agent.agentKeyId, sessionId: request.sessionId, sessionMetadata: facts.metadata, args: input.args },
+            now,
+          ).rule;
       const defaults = { timeoutMs: facts.defaultTimeoutMs, onTimeout: facts.defaultOnTimeout === "cancel" ? ("cancel" as const) : ("reject" as const) };
-      const gate = gateFor(rule, defaults, input, input.tool);
+      const gate = gateFor(rule, defaults, question ? { ...input, allow: ["respond"] } : input, input.tool);
       const row = {
         id: newId("apr"),
         workspaceId,
@@ -124,6 +131,8 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
         idempotencyKey: input.idempotencyKey ?? null,
         externalId: input.externalId ?? null,
         summary: input.summary ?? null,
+        kind: input.kind ?? "tool",
+        batch: input.batch ?? null,
         policyId: rule?.id ?? null,
         policyName: rule?.name ?? null,
         policyVersion: rule?.version ?? null,

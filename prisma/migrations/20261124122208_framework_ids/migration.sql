@@ -1,19 +1,27 @@
+-- CreateEnum
+CREATE TYPE "ApprovalKind" AS ENUM ('tool', 'question');
+
 -- DropIndex
 DROP INDEX "Approval_requestId_idx";
 
 -- AlterTable
-ALTER TABLE "Approval" ADD COLUMN     "externalId" TEXT,
+ALTER TABLE "Approval" ADD COLUMN     "batch" TEXT,
+ADD COLUMN     "externalId" TEXT,
+ADD COLUMN     "kind" "ApprovalKind" NOT NULL DEFAULT 'tool',
 ADD COLUMN     "summary" TEXT;
 
 -- AlterTable
 ALTER TABLE "Request" ADD COLUMN     "resumeToken" TEXT;
 
+-- AlterTable
+ALTER TABLE "Task" ADD COLUMN     "framework" TEXT;
+
 -- CreateIndex
 CREATE UNIQUE INDEX "Approval_requestId_externalId_key" ON "Approval"("requestId", "externalId");
 
--- tollgate_begin_request also stores the request's resumeToken. Otherwise as
--- created in 20261124100000_engine_functions, which says what each statement
--- guarantees.
+-- tollgate_begin_request also stores the request's resumeToken and a new
+-- task's framework. Otherwise as created in 20261124100000_engine_functions,
+-- which says what each statement guarantees.
 DROP FUNCTION tollgate_begin_request(text, text, text, text, "TaskKind", text, text, json, text, text, text, text, text, timestamp(3));
 
 CREATE FUNCTION tollgate_begin_request(
@@ -28,6 +36,7 @@ CREATE FUNCTION tollgate_begin_request(
   p_idempotency_key text,
   p_resume_url text,
   p_resume_token text,
+  p_framework text,
   p_traceparent text,
   p_new_request_id text,
   p_new_task_id text,
@@ -108,8 +117,8 @@ BEGIN
     the_task_id := task.id;
   ELSE
     -- 4b. A new task, under the parent's task when there is a parent.
-    INSERT INTO "Task" (id, "workspaceId", "sessionId", "parentTaskId", agent, kind, "agentKeyId", "createdAt", "updatedAt")
-    VALUES (p_new_task_id, p_workspace_id, p_session_id, parent_task_id, p_agent, p_kind, p_agent_key_id, p_now, p_now);
+    INSERT INTO "Task" (id, "workspaceId", "sessionId", "parentTaskId", agent, kind, "agentKeyId", framework, "createdAt", "updatedAt")
+    VALUES (p_new_task_id, p_workspace_id, p_session_id, parent_task_id, p_agent, p_kind, p_agent_key_id, p_framework, p_now, p_now);
     the_task_id := p_new_task_id;
   END IF;
 
