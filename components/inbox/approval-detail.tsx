@@ -310,14 +310,16 @@ export const ApprovalDetail = forwardRef<
         ) : null}
       </dl>
 
-      <section aria-labelledby="reason-heading">
-        <h3 id="reason-heading" className="text-xs font-semibold uppercase tracking-wide text-slate-500">
-          Reason
-        </h3>
-        <div className="mt-1" data-testid="reason">
-          {approval.reason ? <AgentMarkdown text={approval.reason} /> : <p className="text-sm text-slate-400">The agent gave no reason.</p>}
-        </div>
-      </section>
+      {approval.reason || !approval.summary ? (
+        <section aria-labelledby="reason-heading">
+          <h3 id="reason-heading" className="text-xs font-semibold uppercase tracking-wide text-slate-500">
+            Reason
+          </h3>
+          <div className="mt-1" data-testid="reason">
+            {approval.reason ? <AgentMarkdown text={approval.reason} /> : <p className="text-sm text-slate-400">The agent gave no reason.</p>}
+          </div>
+        </section>
+      ) : null}
 
       {approval.batch ? <PausedTogether approval={approval} /> : null}
 

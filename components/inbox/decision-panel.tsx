@@ -193,7 +193,7 @@ export const DecisionPanel = forwardRef<
         ) : null}
         {allow.has("reject") ? (
           <button type="button" disabled={busy} onClick={() => setMode(mode === "reject" ? null : "reject")} aria-expanded={mode === "reject"} className={`${button} border border-red-300 bg-white text-red-800 hover:bg-red-50`} aria-keyshortcuts="r">
-            Reject… <kbd className="ml-1 text-xs opacity-70">r</kbd>
+            {approval.kind === "question" ? "Decline…" : "Reject…"} <kbd className="ml-1 text-xs opacity-70">r</kbd>
           </button>
         ) : null}
         {allow.has("edit") ? (
@@ -319,7 +319,7 @@ export const DecisionPanel = forwardRef<
       {mode === "respond" ? (
         <MessageForm
           id="respond-answer"
-          label="Answer returned to the agent (the tool does not run)"
+          label={approval.kind === "question" ? "Your answer to the agent" : "Answer returned to the agent (the tool does not run)"}
           inputRef={answerRef}
           value={answer}
           onChange={setAnswer}

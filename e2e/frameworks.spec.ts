@@ -1,0 +1,79 @@
+// What agents built on frameworks show the operator: the framework beside the
+// agent, the agent's summary first, a question answered in free text, and the
+// calls one turn paused shown together, each decided on its own; at desktop
+// and phone widths.
+import { expect, test } from "@playwright/test";
+import { agentCall, awaitDecision, finalScreenshot, logIn, unique } from "./helpers";
+
+async function pausedTurn(agent: string) {
+  const { sessionId } = await agentCall<{ sessionId: string }>("session.open", { title: unique("framework turn") });
+  const begun = await agentCall<{ taskId: string; requestId: string }>("request.begin", { sessionId, agent, framework: "langgraph" });
+  const batch = unique("turn");
+  const ask = (tool: string, args: unknown, summary?: string) =>
+    agentCall<{ approvalId: string }>("approval.request", { requestId: begun.requestId, tool, args, batch, externalId: unique("interrupt"), ...(summary ? { summary } : {}) });
+  const email = await ask("send_email", { to: "ada@example.com", subject: "Your refund" }, "Tell **Ada** her refund of *100 EUR* went through.");
+  const sms = await ask("send_sms", { to: "+31 6 1234 5678", text: "Refund sent" });
+  const ticket = await ask("close_ticket", { id: 4711 });
+  // The agent waits for all three (long-polls), as a framework adapter does.
+  for (const { approvalId } of [email, sms, ticket]) void awaitDecision(approvalId, 25_000).catch(() => undefined);
+  return { sessionId, ...begun, email, sms, ticket };
+}
+
+for (const [label, viewport] of [
+  ["desktop", { width: 1280, height: 800 }],
+  ["phone", { width: 390, height: 844 }],
+] as const) {
+  test(`${label}: calls paused together are shown as one group with the agent's summary and framework, and each is decided on its own`, async ({ page }, testInfo) => {
+    await page.setViewportSize(viewport);
+    const agent = unique("graph");
+    const turn = await pausedTurn(agent);
+    await logIn(page, undefined, undefined, `/?approval=${turn.email.approvalId}`);
+
+    const detail = page.getByRole("article", { name: `Approval send_email by ${agent}` });
+    await expect(detail.getByTestId("framework")).toHaveText("LangGraph");
+    await expect(detail.getByTestId("summary").locator("strong")).toHaveText("Ada");
+    const group = detail.getByTestId("paused-together");
+    await expect(group.getByRole("heading")).toHaveText("Paused together: 3 calls");
+    await expect(group.getByRole("listitem")).toHaveCount(3);
+    await expect(group).toContainText("3 still wait");
+
+    await detail.getByRole("button", { name: /^Approve a$/ }).click();
+    expect((await awaitDecision(turn.email.approvalId)).status).toBe("APPROVED");
+    expect((await awaitDecision(turn.sms.approvalId, 0)).status).toBe("PENDING");
+    // The inbox moves on to the next call; the group says what is decided and what still waits.
+    const group2 = page.getByTestId("paused-together");
+    await expect(group2).toContainText("2 still wait");
+    await expect(group2.getByRole("listitem").filter({ hasText: "send_email" })).toContainText("APPROVED");
+
+    // A decided call of the group, from the group's list.
+    await group2.getByRole("link", { name: "send_email" }).click();
+    await expect(page.getByRole("article", { name: `Approval send_email by ${agent}` }).getByTestId("paused-together")).toContainText("2 still wait");
+    await expect(page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).resolves.toBe(true);
+    await finalScreenshot(page, testInfo, `paused-together-${label}`);
+  });
+}
+
+test("a question is answered in free text: the answer box is open, and the agent gets the answer", async ({ page }, testInfo) => {
+  const agent = unique("support-agent");
+  const { sessionId } = await agentCall<{ sessionId: string }>("session.open", { title: unique("question") });
+  const begun = await agentCall<{ requestId: string }>("request.begin", { sessionId, agent, framework: "a2a" });
+  const asked = await agentCall<{ approvalId: string }>("approval.request", {
+    requestId: begun.requestId,
+    tool: "input_required",
+    args: {},
+    kind: "question",
+    summary: "The customer wants a refund but gave no order number. **Which order** should I refund?",
+  });
+  await logIn(page, undefined, undefined, `/?approval=${asked.approvalId}`);
+  const detail = page.getByRole("article", { name: `Approval input_required by ${agent}` });
+  await expect(detail.getByTestId("question-kind")).toHaveText("question");
+  await expect(detail.getByTestId("framework")).toHaveText("A2A");
+  await expect(detail.getByRole("button", { name: /^Approve a$/ })).toHaveCount(0);
+  await expect(detail.getByRole("heading", { name: "Proposed arguments" })).toHaveCount(0);
+  const answer = detail.getByLabel("Your answer to the agent");
+  await expect(answer).toBeVisible();
+  await answer.fill("Order 1001, placed on 3 November");
+  await finalScreenshot(page, testInfo, "question");
+  await answer.press("Control+Enter");
+  await expect.poll(async () => (await awaitDecision(asked.approvalId, 0)).decision?.message).toBe("Order 1001, placed on 3 November");
+});
