@@ -33,7 +33,8 @@ describe.skipIf(TEST_TARGET === "postgres")("the packed SDK (@tollgate/sdk)", ()
     const { stdout } = await npm(["pack", "--workspace", "@tollgate/sdk", "--pack-destination", scratch, "--json"], repository);
     packed = (JSON.parse(stdout) as (typeof packed)[])[0]!;
     await writeFile(path.join(scratch, "package.json"), JSON.stringify({ name: "sdk-user", private: true, type: "module" }));
-    await npm(["install", "--no-audit", "--no-fund", "--prefer-offline", `./${packed.filename}`, "@types/node@20"], scratch);
+    // The LangGraph adapter's optional peer, as its users install it.
+    await npm(["install", "--no-audit", "--no-fund", "--prefer-offline", `./${packed.filename}`, "@types/node@20", "@langchain/langgraph@1", "@langchain/core@1"], scratch);
   }, 240_000);
 
   afterAll(async () => {
@@ -42,7 +43,9 @@ describe.skipIf(TEST_TARGET === "postgres")("the packed SDK (@tollgate/sdk)", ()
 
   it("sdk package: holds its build, sources and README, and nothing that imports the server", async () => {
     const files = packed.files.map((file) => file.path);
-    expect(files).toEqual(expect.arrayContaining(["package.json", "README.md", "dist/index.js", "dist/index.d.ts", "dist/receipts.js", "dist/webhook-signature.js"]));
+    expect(files).toEqual(
+      expect.arrayContaining(["package.json", "README.md", "dist/index.js", "dist/index.d.ts", "dist/receipts.js", "dist/webhook-signature.js", "dist/adapters/langgraph.js"]),
+    );
     expect(files.filter((file) => !/^(package\.json|README\.md|dist\/|src\/)/.test(file))).toEqual([]);
     expect(files.filter((file) => file.endsWith(".test.ts"))).toEqual([]);
     for (const file of files.filter((name) => name.endsWith(".js") || name.endsWith(".d.ts"))) {
@@ -61,6 +64,7 @@ describe.skipIf(TEST_TARGET === "postgres")("the packed SDK (@tollgate/sdk)", ()
       `import { createTollgate, type GateOutcome } from "@tollgate/sdk";
 import { createReceiptVerifier, argsSha256 } from "@tollgate/sdk/receipts";
 import { verifyWebhook } from "@tollgate/sdk/webhooks";
+import { runWithApprovals, type LangGraphRunResult } from "@tollgate/sdk/langgraph";
 
 const tollgate = createTollgate({ url: "http://localhost:3000", apiKey: "tgk_example" });
 export async function example(): Promise<GateOutcome<{ sent: boolean }>> {
@@ -72,6 +76,8 @@ export async function example(): Promise<GateOutcome<{ sent: boolean }>> {
   void status;
   return request.gate("send_email", { to: "a@example.com" }, async (_args, decision) => ({ sent: decision.action === "approve" }));
 }
+export const runs: (typeof runWithApprovals)[] = [runWithApprovals];
+export type Ran = LangGraphRunResult<{ sentTo: string }>;
 export const checks = [createReceiptVerifier({ url: "http://localhost:3000" }).jwksUrl, argsSha256({ a: 1 }), verifyWebhook("{}", "t=1,v1=00", "tgk_example")];
 `,
     );
@@ -82,7 +88,7 @@ export const checks = [createReceiptVerifier({ url: "http://localhost:3000" }).j
 
   it("sdk package: the README's example runs from the installed package, gated by a person, and the tool verifies the receipt", async () => {
     const readme = await readFile(path.join(repository, "sdk/README.md"), "utf8");
-    const example = /```js\n([\s\S]*?)```/.exec(readme)?.[1];
+    const example = [...readme.matchAll(/```js\n([\s\S]*?)```/g)][0]?.[1];
     expect(example).toContain('from "@tollgate/sdk"');
     await writeFile(path.join(scratch, "gate.mjs"), example!);
 
@@ -107,5 +113,31 @@ export const checks = [createReceiptVerifier({ url: "http://localhost:3000" }).j
       status: "APPROVED",
       executedArgs: { to: "ada@example.com", subject: "Your refund of 100 EUR" },
     });
+  }, 60_000);
+
+  it("sdk package: the README's LangGraph example runs from the installed package with LangGraph beside it", async () => {
+    const readme = await readFile(path.join(repository, "sdk/README.md"), "utf8");
+    const example = [...readme.matchAll(/```js\n([\s\S]*?)```/g)][1]?.[1];
+    expect(example).toContain('from "@tollgate/sdk/langgraph"');
+    await writeFile(path.join(scratch, "langgraph.mjs"), example!);
+
+    const child = spawn(process.execPath, ["langgraph.mjs"], {
+      cwd: scratch,
+      env: { ...process.env, TOLLGATE_URL: test.url, TOLLGATE_AGENT_KEY: AGENT_KEY },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+
+    const pending = async () => (await operator.approval.list.query({ status: "PENDING", tool: "send_email", agent: "refund-graph" })).items;
+    await expect.poll(async () => (await pending()).length, { timeout: 20_000 }).toBe(1);
+    const [approval] = await pending();
+    expect(approval).toMatchObject({ framework: "langgraph", summary: "Send the refund email" });
+    await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "edit", args: { to: "ada.lovelace@example.com" } });
+
+    expect(await exited, output).toBe(0);
+    expect(output.trim()).toBe("ada.lovelace@example.com");
   }, 60_000);
 });

@@ -1,0 +1,294 @@
+// LangGraph.js, and LangChain v1 agents (which are LangGraph graphs): every
+// interrupt of a run becomes a Tollgate approval, decided by a person in the
+// console, and the run resumes with each decision in the shape its interrupt
+// expects. Three shapes are understood:
+//
+// - LangChain's humanInTheLoopMiddleware (`HITLRequest`): one approval per
+//   action request, resumed with `{decisions}` in their order. Its decisions
+//   cannot carry a free-text answer, so none is offered.
+// - Agent Inbox's `HumanInterrupt` (alone or as a one-element list): resumed
+//   with a `HumanResponse` (in a list when it came as one).
+// - Anything else passed to `interrupt(value)`: a string is a question, resumed
+//   with the answer (null when declined); any other value is a tool call
+//   (`{tool, args}` if it says so, else the value as arguments), resumed with
+//   `{action, args, message}`, where `args` are the arguments to run with.
+//
+// Several interrupts pending at once are asked together (one batch, shown as a
+// group), decided one by one, and resumed together with a map by interrupt id.
+// An interrupt raised inside a subgraph is asked on a request of that subgraph,
+// begun under the run's request, so the console shows where in the graph it
+// paused.
+import { Command, INTERRUPT } from "@langchain/langgraph";
+import type { ApprovalResult, DecisionAction, Json } from "../contract.ts";
+import type { RequestHandle, Tollgate } from "../index.ts";
+
+/** What the adapter needs of a compiled graph (a `CompiledStateGraph`, a LangChain agent). */
+export interface InterruptibleGraph {
+  invoke(input: unknown, config?: RunConfig): Promise<unknown>;
+  getState(config: RunConfig, options?: { subgraphs?: boolean }): Promise<unknown>;
+}
+
+export interface RunConfig {
+  configurable?: { thread_id?: string; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+export interface LangGraphRunOptions {
+  tollgate: Tollgate;
+  sessionId: string;
+  /** The agent's name in the console. */
+  agent: string;
+  /** The caller's request, when this graph runs for another agent. */
+  parentRequestId?: string;
+  kind?: "agent" | "orchestrator";
+  /** Markdown shown to the operator on every approval of this run (else each interrupt's own description). */
+  summary?: string;
+}
+
+export interface LangGraphRunResult<T = unknown> {
+  /** What the graph returned at the end. */
+  result: T;
+  requestId: string;
+  /** Approvals asked during the run. */
+  approvals: number;
+}
+
+interface Interrupt {
+  id: string;
+  value: unknown;
+}
+
+interface Ask {
+  tool: string;
+  args: Json;
+  kind?: "question";
+  allow?: DecisionAction[];
+  summary?: string;
+  externalId: string;
+}
+
+/** One interrupt as approvals, and how to turn their results into its resume value. */
+interface Translation {
+  asks: Ask[];
+  resume(results: ApprovalResult[]): unknown;
+}
+
+/** Where a decision leaves the call: the action, the arguments to run with, the operator's message. */
+interface Outcome {
+  action: DecisionAction;
+  args: unknown;
+  message?: string;
+}
+
+/**
+ * Runs the graph on `input` until it ends, asking Tollgate about every
+ * interrupt on the way. The run is one Tollgate request (its `resumeToken` is
+ * the thread id); it completes when the graph ends and fails if the graph throws.
+ */
+export async function runWithApprovals<T = unknown>(
+  graph: InterruptibleGraph,
+  input: unknown,
+  config: RunConfig,
+  options: LangGraphRunOptions,
+): Promise<LangGraphRunResult<T>> {
+  const threadId = config.configurable?.thread_id;
+  if (typeof threadId !== "string" || !threadId) {
+    throw new TypeError("runWithApprovals needs config.configurable.thread_id: interrupts resume from the graph's checkpoint of that thread");
+  }
+  const { tollgate } = options;
+  const root = await tollgate.begin({
+    sessionId: options.sessionId,
+    agent: options.agent,
+    kind: options.kind,
+    parentRequestId: options.parentRequestId,
+    framework: "langgraph",
+    resumeToken: threadId,
+  });
+  let asked = 0;
+  try {
+    let result = await graph.invoke(input, config);
+    for (;;) {
+      const interrupts = interruptsOf(result);
+      if (interrupts.length === 0) {
+        await root.complete({ threadId });
+        return { result: result as T, requestId: root.requestId, approvals: asked };
+      }
+      const origins = await subgraphOrigins(graph, config);
+      const children = new Map<string, RequestHandle>();
+      // The subgraph's own request, begun under the run's once per subgraph and turn.
+      const requestFor = async (interrupt: Interrupt): Promise<RequestHandle> => {
+        const subgraph = origins.get(interrupt.id);
+        if (!subgraph) return root;
+        const known = children.get(subgraph);
+        if (known) return known;
+        const child = await tollgate.begin({
+          sessionId: options.sessionId,
+          agent: subgraph,
+          parentRequestId: root.requestId,
+          framework: "langgraph",
+          idempotencyKey: `langgraph:${root.requestId}:${interrupt.id}`,
+        });
+        children.set(subgraph, child);
+        return child;
+      };
+      // One batch per turn: the interrupts pending together are shown as a group.
+      const batch = `langgraph:${interrupts[0]!.id}`;
+      const resumes = await Promise.all(
+        interrupts.map(async (interrupt) => {
+          const translation = translate(interrupt);
+          const request = await requestFor(interrupt);
+          asked += translation.asks.length;
+          const results = await Promise.all(translation.asks.map((ask) => askAndWait(tollgate, request.requestId, ask, batch, options.summary)));
+          return [interrupt.id, translation.resume(results)] as const;
+        }),
+      );
+      result = await graph.invoke(new Command({ resume: Object.fromEntries(resumes) }), config);
+      // The subgraphs' requests end once the graph has moved past their interrupts.
+      for (const child of children.values()) await child.complete();
+    }
+  } catch (error) {
+    await root.fail({ message: error instanceof Error ? error.message : String(error), code: "LANGGRAPH_ERROR" }).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function askAndWait(tollgate: Tollgate, requestId: string, ask: Ask, batch: string, summary: string | undefined): Promise<ApprovalResult> {
+  const asked = await tollgate.call("approval.request", {
+    requestId,
+    tool: ask.tool,
+    args: ask.args,
+    externalId: ask.externalId,
+    batch,
+    ...(ask.kind ? { kind: ask.kind } : {}),
+    ...(ask.allow ? { allow: ask.allow } : {}),
+    ...((summary ?? ask.summary) ? { summary: summary ?? ask.summary } : {}),
+  });
+  return asked.status === "PENDING" ? tollgate.waitForDecision(asked.approvalId) : asked;
+}
+
+function interruptsOf(result: unknown): Interrupt[] {
+  const found = (result as Record<string, unknown> | null)?.[INTERRUPT];
+  if (!Array.isArray(found)) return [];
+  return found.filter((item): item is Interrupt => typeof item?.id === "string");
+}
+
+/** Interrupt id → the name of the subgraph node it was raised in (absent: raised in the graph itself). */
+async function subgraphOrigins(graph: InterruptibleGraph, config: RunConfig): Promise<Map<string, string>> {
+  const origins = new Map<string, string>();
+  const snapshot = (await graph.getState(config, { subgraphs: true })) as { tasks?: { name: string; interrupts?: Interrupt[]; state?: unknown }[] };
+  for (const task of snapshot.tasks ?? []) {
+    const isSubgraph = typeof task.state === "object" && task.state !== null && "values" in task.state;
+    if (!isSubgraph) continue;
+    for (const interrupt of task.interrupts ?? []) origins.set(interrupt.id, task.name);
+  }
+  return origins;
+}
+
+// ---- The interrupt shapes ------------------------------------------------------
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** What a decided (or ended) approval leaves for the call. */
+function outcomeOf(result: ApprovalResult, proposedArgs: unknown): Outcome {
+  const decision = result.decision;
+  if (result.status === "APPROVED" || (result.status === "EXPIRED" && decision?.action === "approve")) {
+    const edited = decision?.action === "edit";
+    return { action: edited ? "edit" : "approve", args: edited ? decision!.args : proposedArgs, ...(decision?.message ? { message: decision.message } : {}) };
+  }
+  if (decision?.action === "respond") return { action: "respond", args: proposedArgs, message: decision.message ?? "" };
+  const message = decision?.message ?? (result.status === "EXPIRED" ? "no decision in time" : result.status === "CANCELED" ? "the approval was canceled" : "rejected");
+  return { action: "reject", args: proposedArgs, message };
+}
+
+function translate(interrupt: Interrupt): Translation {
+  const { value } = interrupt;
+  if (isObject(value) && Array.isArray(value.actionRequests)) return fromHitlRequest(interrupt.id, value);
+  const inbox = Array.isArray(value) && value.length === 1 && isObject(value[0]) && isObject(value[0].action_request) ? value[0] : isObject(value) && isObject(value.action_request) ? value : null;
+  if (inbox) return fromHumanInterrupt(interrupt.id, inbox, Array.isArray(value));
+  return fromRawValue(interrupt.id, value);
+}
+
+/** LangChain v1's humanInTheLoopMiddleware: `{actionRequests, reviewConfigs}` → `{decisions}`. */
+function fromHitlRequest(id: string, request: Record<string, unknown>): Translation {
+  const actions = request.actionRequests as { name: string; args: Record<string, unknown>; description?: string }[];
+  const reviews = (Array.isArray(request.reviewConfigs) ? request.reviewConfigs : []) as { actionName: string; allowedDecisions?: string[] }[];
+  const allowFor = (name: string): DecisionAction[] => {
+    const allowed = reviews.find((review) => review.actionName === name)?.allowedDecisions ?? ["approve", "edit", "reject"];
+    // Its decisions are approve, edit and reject: no free-text answer.
+    return (["approve", "edit", "reject"] as const).filter((action) => allowed.includes(action));
+  };
+  return {
+    asks: actions.map((action, index) => ({
+      tool: action.name,
+      args: action.args as Json,
+      allow: allowFor(action.name),
+      ...(action.description ? { summary: action.description } : {}),
+      externalId: actions.length === 1 ? id : `${id}:${index}`,
+    })),
+    resume: (results) => ({
+      decisions: results.map((result, index) => {
+        const action = actions[index]!;
+        const outcome = outcomeOf(result, action.args);
+        if (outcome.action === "approve") return { type: "approve" };
+        if (outcome.action === "edit") return { type: "edit", editedAction: { name: action.name, args: outcome.args } };
+        return { type: "reject", ...(outcome.message ? { message: outcome.message } : {}) };
+      }),
+    }),
+  };
+}
+
+/** Agent Inbox's HumanInterrupt → HumanResponse. */
+function fromHumanInterrupt(id: string, request: Record<string, unknown>, asList: boolean): Translation {
+  const action = request.action_request as { action: string; args: Record<string, unknown> };
+  const config = (isObject(request.config) ? request.config : {}) as Record<string, boolean | undefined>;
+  const allow: DecisionAction[] = [];
+  if (config.allow_accept) allow.push("approve");
+  if (config.allow_edit) allow.push("edit");
+  if (config.allow_respond) allow.push("respond");
+  // A person can always say no: as a response where the graph takes one, else as ignore.
+  allow.push("reject");
+  return {
+    asks: [
+      {
+        tool: action.action,
+        args: action.args as Json,
+        allow,
+        ...(typeof request.description === "string" ? { summary: request.description } : {}),
+        externalId: id,
+      },
+    ],
+    resume: ([result]) => {
+      const outcome = outcomeOf(result!, action.args);
+      const response =
+        outcome.action === "approve"
+          ? { type: "accept", args: null }
+          : outcome.action === "edit"
+            ? { type: "edit", args: { action: action.action, args: outcome.args } }
+            : outcome.action === "respond" || config.allow_respond
+              ? { type: "response", args: outcome.message ?? "" }
+              : { type: "ignore", args: null };
+      return asList ? [response] : response;
+    },
+  };
+}
+
+/** `interrupt(value)`: a string asks a question; anything else asks to run a tool. */
+function fromRawValue(id: string, value: unknown): Translation {
+  if (typeof value === "string") {
+    return {
+      asks: [{ tool: "question", args: {}, kind: "question", summary: value, externalId: id }],
+      resume: ([result]) => {
+        const outcome = outcomeOf(result!, {});
+        return outcome.action === "respond" ? (outcome.message ?? "") : null;
+      },
+    };
+  }
+  const named = isObject(value) && typeof value.tool === "string";
+  const tool = named ? (value.tool as string) : "interrupt";
+  const args = (named ? (value.args ?? {}) : (value ?? null)) as Json;
+  const summary = isObject(value) && typeof value.description === "string" ? value.description : undefined;
+  return {
+    asks: [{ tool, args, externalId: id, ...(summary ? { summary } : {}) }],
+    resume: ([result]) => outcomeOf(result!, args),
+  };
+}

@@ -1,0 +1,207 @@
+// The LangGraph adapter (@tollgate/sdk/langgraph) with LangGraph.js itself and
+// LangChain v1's createAgent on its shipped fake model (no LLM): every interrupt
+// becomes an approval decided here by an operator over HTTP, and the graph
+// resumes with the decision in the shape its interrupt expects.
+import { AIMessage } from "@langchain/core/messages";
+import { fakeModel } from "@langchain/core/testing";
+import { Annotation, END, interrupt, MemorySaver, START, StateGraph } from "@langchain/langgraph";
+import { createAgent, humanInTheLoopMiddleware, tool } from "langchain";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { runWithApprovals } from "../sdk/src/adapters/langgraph.ts";
+import { agentSdk, type OperatorClient } from "./clients.ts";
+import { useTestServer, type TestServer } from "./server.ts";
+
+let test: TestServer;
+let operator: OperatorClient;
+useTestServer((started, loggedIn) => {
+  test = started;
+  operator = loggedIn;
+});
+
+let threads = 0;
+const thread = () => ({ configurable: { thread_id: `thread-${++threads}-${Date.now()}` } });
+
+/** Starts a run of `graph` as `agent` in a new session; resolves when the graph ends. */
+async function start(graph: Parameters<typeof runWithApprovals>[0], input: unknown, agent: string) {
+  const tollgate = agentSdk(test.url);
+  const { sessionId } = await tollgate.openSession({ title: agent });
+  const run = runWithApprovals(graph, input, thread(), { tollgate, sessionId, agent });
+  return { sessionId, run, close: () => tollgate.close() };
+}
+
+/** The pending approvals of a session once there are `count` of them, oldest first. */
+async function pending(sessionId: string, count: number) {
+  const read = async () => (await operator.approval.list.query({ sessionId, status: "PENDING" })).items;
+  await expect.poll(async () => (await read()).length, { timeout: 20_000 }).toBe(count);
+  return (await read()).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.tool.localeCompare(b.tool));
+}
+
+const ToolCallState = Annotation.Root({
+  to: Annotation<string>,
+  sent: Annotation<unknown[]>({ reducer: (all, more) => all.concat(more), default: () => [] }),
+});
+
+describe("LangGraph adapter", () => {
+  it("langgraph: a raw interrupt({tool, args}) is an approval; the operator's edit arrives in the node, which runs once", async () => {
+    const sent: unknown[] = [];
+    const graph = new StateGraph(ToolCallState)
+      .addNode("send", (state) => {
+        const decision = interrupt({ tool: "send_email", args: { to: state.to }, description: "Email the **customer**" }) as { action: string; args: { to: string } };
+        if (decision.action === "reject") return { sent: [] };
+        sent.push(decision.args);
+        return { sent: [decision.args] };
+      })
+      .addEdge(START, "send")
+      .addEdge("send", END)
+      .compile({ checkpointer: new MemorySaver() });
+
+    const { sessionId, run, close } = await start(graph, { to: "all@example.com" }, "mailer-graph");
+    const [approval] = await pending(sessionId, 1);
+    expect(approval).toMatchObject({ tool: "send_email", args: { to: "all@example.com" }, summary: "Email the **customer**", framework: "langgraph" });
+    expect(approval!.externalId).toEqual(expect.any(String));
+    await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "edit", args: { to: "one@example.com" } });
+
+    const { result, requestId, approvals } = await run;
+    close();
+    expect(approvals).toBe(1);
+    expect(sent).toEqual([{ to: "one@example.com" }]);
+    expect((result as { sent: unknown[] }).sent).toEqual([{ to: "one@example.com" }]);
+    expect(await operator.request.get.query({ requestId })).toMatchObject({ request: { status: "COMPLETED" } });
+  });
+
+  it("langgraph: two interrupts pending at once are one group, decided one by one, and resumed together by interrupt id", async () => {
+    const ran: string[] = [];
+    const node = (tool: string) => () => {
+      const decision = interrupt({ tool, args: { channel: tool } }) as { action: string; message?: string };
+      ran.push(`${tool}:${decision.action}${decision.message ? `:${decision.message}` : ""}`);
+      return {};
+    };
+    const graph = new StateGraph(ToolCallState)
+      .addNode("email", node("send_email"))
+      .addNode("sms", node("send_sms"))
+      .addEdge(START, "email")
+      .addEdge(START, "sms")
+      .addEdge("email", END)
+      .addEdge("sms", END)
+      .compile({ checkpointer: new MemorySaver() });
+
+    const { sessionId, run, close } = await start(graph, { to: "x" }, "fan-out-graph");
+    const asked = await pending(sessionId, 2);
+    expect(new Set(asked.map((item) => item.batch)).size).toBe(1);
+    expect(asked[0]!.batch).toEqual(expect.any(String));
+    const byTool = Object.fromEntries(asked.map((item) => [item.tool, item.approvalId]));
+    await operator.approval.decide.mutate({ approvalId: byTool.send_email!, action: "approve" });
+    // One decided, one waiting: the graph has not resumed.
+    expect(ran).toEqual([]);
+    await operator.approval.decide.mutate({ approvalId: byTool.send_sms!, action: "reject", message: "not by text" });
+    await run;
+    close();
+    expect(ran.sort()).toEqual(["send_email:approve", "send_sms:reject:not by text"]);
+  });
+
+  it("langgraph: Agent Inbox's HumanInterrupt offers what its config allows, and an answer comes back as a response", async () => {
+    const responses: unknown[] = [];
+    const graph = new StateGraph(ToolCallState)
+      .addNode("refund", () => {
+        const [response] = interrupt([
+          {
+            action_request: { action: "refund", args: { amount: 100 } },
+            config: { allow_accept: true, allow_edit: false, allow_respond: true, allow_ignore: true },
+            description: "Refund order 1001?",
+          },
+        ]) as unknown[];
+        responses.push(response);
+        return {};
+      })
+      .addEdge(START, "refund")
+      .addEdge("refund", END)
+      .compile({ checkpointer: new MemorySaver() });
+
+    const { sessionId, run, close } = await start(graph, { to: "x" }, "inbox-graph");
+    const [approval] = await pending(sessionId, 1);
+    expect(approval!.allow).toEqual(["approve", "reject", "respond"]);
+    expect(approval).toMatchObject({ tool: "refund", args: { amount: 100 }, summary: "Refund order 1001?" });
+    await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "respond", message: "at most 50, then ask again" });
+    await run;
+    close();
+    expect(responses).toEqual([{ type: "response", args: "at most 50, then ask again" }]);
+  });
+
+  it("langchain v1: humanInTheLoopMiddleware's tool calls are approvals without a free-text answer, and an edit reaches the tool", async () => {
+    const received: unknown[] = [];
+    const sendEmail = tool(
+      async (args) => {
+        received.push(args);
+        return "sent";
+      },
+      { name: "send_email", description: "Sends an email", schema: z.object({ to: z.string(), body: z.string() }) },
+    );
+    const model = fakeModel()
+      .respondWithTools([{ name: "send_email", args: { to: "all@example.com", body: "Your refund" }, id: "call_1" }])
+      .respond(new AIMessage("Done."));
+    const agent = createAgent({
+      model,
+      tools: [sendEmail],
+      middleware: [humanInTheLoopMiddleware({ interruptOn: { send_email: { allowedDecisions: ["approve", "edit", "reject"] } } })],
+      checkpointer: new MemorySaver(),
+    });
+
+    const { sessionId, run, close } = await start(agent as never, { messages: [{ role: "user", content: "tell them" }] }, "support-agent");
+    const [approval] = await pending(sessionId, 1);
+    expect(approval).toMatchObject({ tool: "send_email", args: { to: "all@example.com", body: "Your refund" } });
+    expect(approval!.allow).toEqual(["approve", "reject", "edit"]);
+    await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "edit", args: { to: "ada@example.com", body: "Your refund" } });
+    await run;
+    close();
+    expect(received).toEqual([{ to: "ada@example.com", body: "Your refund" }]);
+  });
+
+  it("langgraph: an interrupt inside a subgraph is asked on the subgraph's request, under the run's request", async () => {
+    const billing = new StateGraph(ToolCallState)
+      .addNode("charge", () => {
+        const decision = interrupt({ tool: "charge_card", args: { amount: 20 } }) as { action: string };
+        return { sent: [decision.action] };
+      })
+      .addEdge(START, "charge")
+      .addEdge("charge", END)
+      .compile();
+    const graph = new StateGraph(ToolCallState)
+      .addNode("billing", billing)
+      .addEdge(START, "billing")
+      .addEdge("billing", END)
+      .compile({ checkpointer: new MemorySaver() });
+
+    const { sessionId, run, close } = await start(graph, { to: "x" }, "orders-graph");
+    const [approval] = await pending(sessionId, 1);
+    expect(approval).toMatchObject({ tool: "charge_card", agent: "billing" });
+    const tree = await operator.task.tree.query({ sessionId });
+    expect(tree.roots.map((root) => [root.agent, root.status, root.children.map((child) => [child.agent, child.status])])).toEqual([["orders-graph", "PAUSED", [["billing", "PAUSED"]]]]);
+    await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
+    const { result } = await run;
+    close();
+    expect((result as { sent: unknown[] }).sent).toEqual(["approve"]);
+    const after = await operator.task.tree.query({ sessionId });
+    expect(after.roots.map((root) => [root.agent, root.status, root.children.map((child) => [child.agent, child.status])])).toEqual([["orders-graph", "COMPLETED", [["billing", "COMPLETED"]]]]);
+  });
+
+  it("langgraph: interrupt(\"a question\") asks a person, and the node gets the answer as text", async () => {
+    const answers: unknown[] = [];
+    const graph = new StateGraph(ToolCallState)
+      .addNode("ask", () => {
+        answers.push(interrupt("Which order should I refund?"));
+        return {};
+      })
+      .addEdge(START, "ask")
+      .addEdge("ask", END)
+      .compile({ checkpointer: new MemorySaver() });
+
+    const { sessionId, run, close } = await start(graph, { to: "x" }, "asking-graph");
+    const [approval] = await pending(sessionId, 1);
+    expect(approval).toMatchObject({ kind: "question", summary: "Which order should I refund?", allow: ["respond", "reject"] });
+    await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "respond", message: "order 1001" });
+    await run;
+    close();
+    expect(answers).toEqual(["order 1001"]);
+  });
+});
