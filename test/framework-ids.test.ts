@@ -156,4 +156,46 @@ describe("framework ids", () => {
     expect(refused.status).toBe(400);
     expect(JSON.stringify(refused.body.error)).toContain("framework");
   });
+
+  it("form: the agent's fields come back in its order; an answer that does not fit them is refused, one that fits reaches the agent", async () => {
+    const { sdk, request } = await begun("form");
+    const form = {
+      type: "object",
+      properties: {
+        name: { type: "string", title: "Full name", minLength: 2 },
+        email: { type: "string", format: "email" },
+        seats: { type: "integer", minimum: 1, maximum: 10 },
+        plan: { type: "string", enum: ["basic", "pro"] },
+        invoice: { type: "boolean", default: false },
+      },
+      required: ["name", "email", "seats"],
+    };
+    const asked = await sdk.call("approval.request", { requestId: request.requestId, tool: "elicitation", args: {}, kind: "form", form, summary: "Who should get the licence?" });
+    expect(asked).toMatchObject({ status: "PENDING", gate: { allow: ["edit", "reject"] } });
+    const stored = await operator.approval.get.query({ approvalId: asked.approvalId });
+    expect(Object.keys(stored.form!.properties)).toEqual(["name", "email", "seats", "plan", "invoice"]);
+
+    await expect(operator.approval.decide.mutate({ approvalId: asked.approvalId, action: "edit", args: { name: "A", email: "not-an-email", seats: 11, colour: "red" } })).rejects.toThrow(
+      /does not fit its fields: .*colour is not a field of this form.*email must match format "email"/,
+    );
+    await expect(operator.approval.decide.mutate({ approvalId: asked.approvalId, action: "approve" })).rejects.toThrow(/"approve" is not one of them/);
+    const answer = { name: "Ada Lovelace", email: "ada@example.com", seats: 3, plan: "pro", invoice: true };
+    await operator.approval.decide.mutate({ approvalId: asked.approvalId, action: "edit", args: answer });
+    expect(await sdk.call("approval.await", { approvalId: asked.approvalId, timeoutMs: 0 })).toMatchObject({ status: "APPROVED", decision: { action: "edit", args: answer } });
+  });
+
+  it("form: a form without its fields, or with a field that is not a primitive, is refused naming where", async () => {
+    const { request } = await begun("bad form");
+    const ask = (extra: Record<string, unknown>) =>
+      callHttp(test.url, "approval.request", "mutation", { requestId: request.requestId, tool: "elicitation", args: {}, ...extra }, { authorization: `Bearer ${AGENT_KEY}` });
+    const missing = await ask({ kind: "form" });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.message).toContain("a form approval needs form");
+    const nested = await ask({ kind: "form", form: { type: "object", properties: { address: { type: "object" } } } });
+    expect(nested.status).toBe(400);
+    expect(nested.body.error.message).toContain("form.properties.address.type");
+    const stray = await ask({ form: { type: "object", properties: { a: { type: "string" } } } });
+    expect(stray.status).toBe(400);
+    expect(stray.body.error.message).toContain('form is only for kind "form"');
+  });
 });

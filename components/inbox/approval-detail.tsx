@@ -27,6 +27,12 @@ function describeLate(notice: AlreadyDecided): string {
   return `Already ${verb} by ${notice.decidedBy}${notice.decidedAt ? ` at ${formatTime(notice.decidedAt)}` : ""}. Your decision was not recorded.`;
 }
 
+/** What deciding a question or a form means: answering it or declining. */
+const ANSWER_LABEL: Record<string, Record<string, string>> = {
+  question: { respond: "Answered", reject: "Declined" },
+  form: { edit: "Answered", reject: "Declined" },
+};
+
 function DecisionBanner({ approval, myEmail }: { approval: ApprovalItem; myEmail: string }) {
   const decision = approval.decision;
   if (approval.status === "PENDING") return null;
@@ -38,7 +44,7 @@ function DecisionBanner({ approval, myEmail }: { approval: ApprovalItem; myEmail
     headline = approval.decider === "timeout" ? "Canceled: no decision in time, so the default applied" : `Canceled by ${by}`;
   }
   else if (approval.decider === "policy") headline = `${ACTION_LABEL[decision?.action ?? ""] ?? approval.status} automatically by the rule "${approval.policy?.name ?? decision?.decidedBy}" (version ${approval.policy?.version ?? "?"})`;
-  else headline = `${ACTION_LABEL[decision?.action ?? ""] ?? approval.status} by ${who}`;
+  else headline = `${(ANSWER_LABEL[approval.kind] ?? ACTION_LABEL)[decision?.action ?? ""] ?? approval.status} by ${who}`;
   const tone = approval.status === "APPROVED" ? "border-emerald-300 bg-emerald-50 text-emerald-950" : "border-slate-300 bg-slate-100 text-slate-900";
   return (
     <div data-testid="decision-banner" className={`rounded border p-3 text-sm ${tone}`}>
@@ -234,16 +240,16 @@ export const ApprovalDetail = forwardRef<
     <article aria-label={`Approval ${approval.tool} by ${approval.agent}`} className="space-y-4">
       <header className="space-y-1">
         <div className="flex items-center gap-2">
-          {approval.kind === "question" ? (
-            <span data-testid="question-kind" className="shrink-0 rounded bg-indigo-100 px-1.5 py-0.5 text-[11px] font-semibold uppercase text-indigo-900">
-              question
+          {approval.kind !== "tool" ? (
+            <span data-testid={`${approval.kind}-kind`} className="shrink-0 rounded bg-indigo-100 px-1.5 py-0.5 text-[11px] font-semibold uppercase text-indigo-900">
+              {approval.kind}
             </span>
           ) : null}
           <h2 className="font-mono text-lg font-semibold break-all">{approval.tool}</h2>
           <ApprovalBadge approval={approval} />
         </div>
         <p className="flex flex-wrap items-center gap-x-1 text-sm text-slate-600">
-          {approval.kind === "question" ? "asked by" : "requested by"} <span className="font-medium text-slate-900">{approval.agent}</span>
+          {approval.kind === "tool" ? "requested by" : "asked by"} <span className="font-medium text-slate-900">{approval.agent}</span>
           <FrameworkBadge framework={approval.framework} />
           {pending ? <span>· waiting {formatDuration(now - new Date(approval.createdAt).getTime())}</span> : null}
         </p>
@@ -323,7 +329,7 @@ export const ApprovalDetail = forwardRef<
 
       {approval.batch ? <PausedTogether approval={approval} /> : null}
 
-      {approval.kind === "question" && isEmptyArgs(approval.args) ? null : argsSection}
+      {approval.kind !== "tool" && isEmptyArgs(approval.args) ? null : argsSection}
 
       {pending && canDecide(operator) ? (
         <DecisionPanel key={approval.approvalId} ref={ref} approval={approval} myEmail={operator.email} myRole={operator.role} onLateDecision={setLate} onDecided={(action) => onDecided?.(action)} />

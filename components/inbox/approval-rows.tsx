@@ -67,8 +67,8 @@ function ToolAndAgent({ approval, sessionLabel }: { approval: RowProps["approval
   return (
     <div className="min-w-0 flex-1">
       <div className="flex min-w-0 items-center gap-2">
-        {approval.kind === "question" ? (
-          <span className="shrink-0 rounded bg-indigo-100 px-1.5 text-[11px] font-semibold uppercase text-indigo-900">question</span>
+        {approval.kind !== "tool" ? (
+          <span className="shrink-0 rounded bg-indigo-100 px-1.5 text-[11px] font-semibold uppercase text-indigo-900">{approval.kind}</span>
         ) : null}
         <span className="truncate font-mono text-sm font-semibold">{approval.tool}</span>
         {approval.agentWaiting === "gone" ? (

@@ -4,6 +4,7 @@
 // respond with a text answer. Only the actions the agent allowed are offered.
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { forwardRef, useEffect, useImperativeHandle, useRef, useState, type FormEvent, type KeyboardEvent, type RefObject } from "react";
+import { defaultsOf, FormFields, type FormValues } from "./form-fields";
 import { clearDrafts, draftsOf, useDraft } from "./drafts";
 import { alreadyDecided, decidedByMe, errorMessage, type AlreadyDecided } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
@@ -59,12 +60,14 @@ export const DecisionPanel = forwardRef<
   const [message, setMessage] = useDraft(approval.approvalId, "message", "");
   const [answer, setAnswer] = useDraft(approval.approvalId, "answer", "");
   const [editText, setEditText] = useDraft(approval.approvalId, "edit", prettyJson(approval.args));
+  const [formValues, setFormValues] = useState<FormValues>(() => (approval.form ? defaultsOf(approval.form) : {}));
   // A draft left from before a reload reopens where it was being written.
   const [mode, setMode] = useState<Mode>(() => {
     const drafts = draftsOf(approval.approvalId);
     if (drafts.message !== undefined) return "reject";
     if (drafts.edit !== undefined) return "edit";
-    // A question is answered: its answer box is open from the start.
+    // A question or a form is answered: its answer box is open from the start.
+    if (approval.kind === "form") return "edit";
     return drafts.answer !== undefined || approval.kind === "question" ? "respond" : null;
   });
   const [failure, setFailure] = useState<string | null>(null);
@@ -139,6 +142,10 @@ export const DecisionPanel = forwardRef<
       }
       decide.mutate({ approvalId: approval.approvalId, action, message: answer.trim() });
     }
+    if (action === "edit" && approval.kind === "form") {
+      decide.mutate({ approvalId: approval.approvalId, action, args: formValues as never });
+      return;
+    }
     if (action === "edit") {
       if (!parsed.ok) {
         setFailure("The edited arguments are not valid JSON; nothing was sent.");
@@ -193,12 +200,12 @@ export const DecisionPanel = forwardRef<
         ) : null}
         {allow.has("reject") ? (
           <button type="button" disabled={busy} onClick={() => setMode(mode === "reject" ? null : "reject")} aria-expanded={mode === "reject"} className={`${button} border border-red-300 bg-white text-red-800 hover:bg-red-50`} aria-keyshortcuts="r">
-            {approval.kind === "question" ? "Decline…" : "Reject…"} <kbd className="ml-1 text-xs opacity-70">r</kbd>
+            {approval.kind === "question" || approval.kind === "form" ? "Decline…" : "Reject…"} <kbd className="ml-1 text-xs opacity-70">r</kbd>
           </button>
         ) : null}
         {allow.has("edit") ? (
           <button type="button" disabled={busy} onClick={() => setMode(mode === "edit" ? null : "edit")} aria-expanded={mode === "edit"} className={`${button} border border-slate-300 bg-white text-slate-800 hover:bg-slate-50`} aria-keyshortcuts="e">
-            Edit arguments… <kbd className="ml-1 text-xs opacity-70">e</kbd>
+            {approval.kind === "form" ? "Fill in…" : "Edit arguments…"} <kbd className="ml-1 text-xs opacity-70">e</kbd>
           </button>
         ) : null}
         {mayRemember ? (
@@ -279,7 +286,19 @@ export const DecisionPanel = forwardRef<
         </form>
       ) : null}
 
-      {mode === "edit" ? (
+      {mode === "edit" && approval.form ? (
+        <form onSubmit={onSubmit("edit")} onKeyDown={onFormKey("edit")} aria-label="Answer the form" className="space-y-3 rounded border border-slate-300 bg-white p-3">
+          <FormFields form={approval.form} values={formValues} onChange={setFormValues} idPrefix={`form-${approval.approvalId}`} />
+          <div className="flex flex-wrap items-center gap-2">
+            <button type="submit" disabled={busy} className={`${button} bg-emerald-700 text-white hover:bg-emerald-800`}>
+              Send answer
+            </button>
+            <button type="button" onClick={() => setFormValues(defaultsOf(approval.form!))} className={`${button} text-slate-600`}>
+              Reset
+            </button>
+          </div>
+        </form>
+      ) : mode === "edit" ? (
         <form onSubmit={onSubmit("edit")} className="space-y-2 rounded border border-slate-300 bg-white p-3">
           <label className="block text-sm font-medium" htmlFor="edit-args">
             Edited arguments (JSON)

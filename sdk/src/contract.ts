@@ -141,8 +141,13 @@ export interface Contract {
       externalId?: string;
       /** Markdown for the operator, shown before the arguments. */
       summary?: string;
-      /** question: the agent waits for a free-text answer (decision "respond"), not for leave to run a tool. */
-      kind?: "tool" | "question";
+      /**
+       * question: the agent waits for a free-text answer (decision "respond"), not for leave to run a tool.
+       * form: for values of the fields `form` describes; the answer is an "edit" whose args are the values.
+       */
+      kind?: "tool" | "question" | "form";
+      /** kind form: a JSON schema of primitive fields (as MCP elicitation sends), at most 50. */
+      form?: Record<string, unknown>;
       /** Calls paused together (one framework turn) share a batch; the console shows them as a group. */
       batch?: string;
     };

@@ -45,8 +45,10 @@ export const approvalRouter = router({
         idempotencyKey: z.string().min(1).max(200).optional(),
         externalId: z.string().min(1).max(LIMITS.externalIdChars).optional(),
         summary: z.string().min(1).max(LIMITS.summaryChars).optional(),
-        // question: the agent waits for a free-text answer (respond), not for leave to run a tool.
-        kind: z.enum(["tool", "question"]).optional(),
+        // question: the agent waits for a free-text answer (respond), not for leave to run a tool;
+        // form: for values of the fields `form` describes (an edit whose args are the answer).
+        kind: z.enum(["tool", "question", "form"]).optional(),
+        form: z.unknown().optional(),
         batch: z.string().min(1).max(LIMITS.externalIdChars).optional(),
       }),
     )

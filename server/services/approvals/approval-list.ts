@@ -2,6 +2,7 @@
 // their gate, decision, votes and execution. Reads only.
 import { Prisma, type Approval } from "../../db/generated/client.ts";
 import { notFound } from "../../domain/errors.ts";
+import type { FormSchema } from "../../domain/form.ts";
 import type { ApprovalStatus, DecisionAction } from "../../domain/lifecycle.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { decisionPayload } from "./approval-views.ts";
@@ -67,6 +68,7 @@ export function approvalItem(approval: ListedApproval, viewer?: Viewer, liveness
     summary: approval.summary,
     externalId: approval.externalId,
     kind: approval.kind,
+    form: approval.form as FormSchema | null,
     batch: approval.batch,
     allow: approval.allowedActions,
     status: approval.status,

@@ -1,6 +1,7 @@
 // An operator decides an approval: write-once and race-safe through the shared
 // conditional write; one that needs several approvers collects votes until enough agree.
 import type { Approval } from "../../db/generated/client.ts";
+import { checkFormAnswer, type FormSchema } from "../../domain/form.ts";
 import { DomainError, notFound } from "../../domain/errors.ts";
 import {
   conflictingDecisionError,
@@ -65,6 +66,8 @@ export async function decideApproval(deps: ServiceDeps, operator: OperatorPrinci
         throw new DomainError("FORBIDDEN", `approval ${approval.id} must be decided by an ${approval.requiredRole}; ${operator.email} is ${operator.role}`);
       }
       validateDecision(approval.id, approval.allowedActions, input);
+      // A form's answer is the edit's args: only values of the fields it asked for.
+      if (approval.kind === "form" && input.action === "edit") checkFormAnswer(approval.id, approval.form as FormSchema, input.args);
       if (input.remember) assertMayRemember(operator, approval, input);
       const decided =
         approval.requiredApprovals > 1

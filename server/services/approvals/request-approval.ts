@@ -8,6 +8,7 @@ import { idempotencyKeyOfOtherWork } from "../../domain/authority.ts";
 import { DomainError, notFound } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { isActive, type DecisionAction, type TimeoutOutcome } from "../../domain/lifecycle.ts";
+import { parseFormSchema, type FormSchema } from "../../domain/form.ts";
 import { evaluatePolicies, gateFor, type PolicyRule } from "../../domain/policy.ts";
 import type { AgentPrincipal } from "../../domain/principal.ts";
 import { toolAllowedByConfig, type ThreadConfig } from "../../domain/thread/config.ts";
@@ -35,7 +36,9 @@ export interface RequestApprovalInput {
   externalId?: string;
   /** Markdown for the operator, shown before the arguments. */
   summary?: string;
-  kind?: "tool" | "question";
+  kind?: "tool" | "question" | "form";
+  /** kind form: the requested schema of primitive fields. */
+  form?: unknown;
   /** Calls paused together (one framework turn) share a batch. */
   batch?: string;
 }
@@ -80,6 +83,7 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
     const existing = await findByExternalId(deps, agent, input);
     if (existing) return approvalResult(existing);
   }
+  const form = formOf(input);
   const now = deps.now();
   let created: Approval;
   let changes: Changes;
@@ -106,9 +110,9 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
           `tool "${input.tool}" is not enabled in the thread of task ${request.taskId} (enabled: ${(config?.enabledTools ?? []).join(", ") || "none"}); enable it with thread.configure first`,
         );
       }
-      // Rules match tool calls. A question always reaches a person, under the
-      // workspace default gate, who can answer it or decline.
-      const question = input.kind === "question";
+      // Rules match tool calls. A question or a form always reaches a person,
+      // under the workspace default gate, who answers it or declines.
+      const question = input.kind === "question" || input.kind === "form";
       const rule = question
         ? null
         : evaluatePolicies(
@@ -117,7 +121,8 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
             now,
           ).rule;
       const defaults = { timeoutMs: facts.defaultTimeoutMs, onTimeout: facts.defaultOnTimeout === "cancel" ? ("cancel" as const) : ("reject" as const) };
-      const gate = gateFor(rule, defaults, question ? { ...input, allow: ["respond"] } : input, input.tool);
+      const answerWith: DecisionAction[] | undefined = input.kind === "question" ? ["respond"] : input.kind === "form" ? ["edit"] : undefined;
+      const gate = gateFor(rule, defaults, answerWith ? { ...input, allow: answerWith } : input, input.tool);
       const row = {
         id: newId("apr"),
         workspaceId,
@@ -132,6 +137,7 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
         externalId: input.externalId ?? null,
         summary: input.summary ?? null,
         kind: input.kind ?? "tool",
+        form: form ? (form as Prisma.InputJsonValue) : Prisma.DbNull,
         batch: input.batch ?? null,
         policyId: rule?.id ?? null,
         policyName: rule?.name ?? null,
@@ -285,6 +291,16 @@ async function findByExternalId(deps: ServiceDeps, agent: AgentPrincipal, input:
     );
   }
   return existing;
+}
+
+/** A form's schema, checked; a form without one, or a schema on another kind, is refused. */
+function formOf(input: RequestApprovalInput): FormSchema | null {
+  if (input.kind === "form") {
+    if (input.form === undefined) throw new DomainError("BAD_INPUT", `a form approval needs form: the JSON schema of the fields to fill in`, { field: "form" });
+    return parseFormSchema(input.form);
+  }
+  if (input.form !== undefined) throw new DomainError("BAD_INPUT", `form is only for kind "form"; this approval is a ${input.kind ?? "tool"} approval`, { field: "form" });
+  return null;
 }
 
 function earliest(...times: Array<Date | null>): Date | null {

@@ -1,5 +1,5 @@
 -- CreateEnum
-CREATE TYPE "ApprovalKind" AS ENUM ('tool', 'question');
+CREATE TYPE "ApprovalKind" AS ENUM ('tool', 'question', 'form');
 
 -- DropIndex
 DROP INDEX "Approval_requestId_idx";
@@ -7,6 +7,7 @@ DROP INDEX "Approval_requestId_idx";
 -- AlterTable
 ALTER TABLE "Approval" ADD COLUMN     "batch" TEXT,
 ADD COLUMN     "externalId" TEXT,
+ADD COLUMN     "form" JSON,
 ADD COLUMN     "kind" "ApprovalKind" NOT NULL DEFAULT 'tool',
 ADD COLUMN     "summary" TEXT;
 
