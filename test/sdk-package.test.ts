@@ -33,8 +33,11 @@ describe.skipIf(TEST_TARGET === "postgres")("the packed SDK (@tollgate/sdk)", ()
     const { stdout } = await npm(["pack", "--workspace", "@tollgate/sdk", "--pack-destination", scratch, "--json"], repository);
     packed = (JSON.parse(stdout) as (typeof packed)[])[0]!;
     await writeFile(path.join(scratch, "package.json"), JSON.stringify({ name: "sdk-user", private: true, type: "module" }));
-    // The LangGraph adapter's optional peer, as its users install it.
-    await npm(["install", "--no-audit", "--no-fund", "--prefer-offline", `./${packed.filename}`, "@types/node@20", "@langchain/langgraph@1", "@langchain/core@1"], scratch);
+    // The adapters' optional peers, as their users install them.
+    await npm(
+      ["install", "--no-audit", "--no-fund", "--prefer-offline", `./${packed.filename}`, "@types/node@20", "@langchain/langgraph@1", "@langchain/core@1", "@modelcontextprotocol/sdk@1"],
+      scratch,
+    );
   }, 240_000);
 
   afterAll(async () => {
@@ -86,58 +89,51 @@ export const checks = [createReceiptVerifier({ url: "http://localhost:3000" }).j
     expect("stdout" in checked ? checked.stdout : "").toBe("");
   }, 60_000);
 
-  it("sdk package: the README's example runs from the installed package, gated by a person, and the tool verifies the receipt", async () => {
+  // Every example in the README, found by the entry point it imports, with what a person does and what it then prints.
+  const EXAMPLES: { entry: string; tool: string; agent: string; decide: { action: "approve" | "reject" | "edit" | "respond"; args?: unknown; message?: string }; prints: string }[] = [
+    {
+      entry: "@tollgate/sdk",
+      tool: "send_email",
+      agent: "mailer",
+      decide: { action: "edit", args: { to: "ada@example.com", subject: "Your refund of 100 EUR" } },
+      prints: "executed { sent: true, to: 'ada@example.com' }",
+    },
+    { entry: "@tollgate/sdk/langgraph", tool: "send_email", agent: "refund-graph", decide: { action: "edit", args: { to: "ada.lovelace@example.com" } }, prints: "ada.lovelace@example.com" },
+    {
+      entry: "@tollgate/sdk/mcp",
+      tool: "elicitation",
+      agent: "calendar-agent",
+      decide: { action: "edit", args: { attendee: "ada@example.com", minutes: 30 } },
+      prints: '{"action":"accept","content":{"attendee":"ada@example.com","minutes":30}}',
+    },
+  ];
+
+  it("sdk package: every example in its README runs from the installed package, a person deciding in Tollgate", async () => {
     const readme = await readFile(path.join(repository, "sdk/README.md"), "utf8");
-    const example = [...readme.matchAll(/```js\n([\s\S]*?)```/g)][0]?.[1];
-    expect(example).toContain('from "@tollgate/sdk"');
-    await writeFile(path.join(scratch, "gate.mjs"), example!);
+    const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((match) => match[1]!);
+    const entryOf = (block: string) => [...block.matchAll(/from "(@tollgate\/sdk[^"]*)"/g)].map((match) => match[1]!).sort().at(-1);
+    expect(blocks.map(entryOf).sort()).toEqual(EXAMPLES.map((example) => example.entry).sort());
 
-    const child = spawn(process.execPath, ["gate.mjs"], {
-      cwd: scratch,
-      env: { ...process.env, TOLLGATE_URL: test.url, TOLLGATE_AGENT_KEY: AGENT_KEY },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (chunk) => (output += chunk));
-    child.stderr.on("data", (chunk) => (output += chunk));
-    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    for (const example of EXAMPLES) {
+      const file = `${example.entry.replace(/^@/, "").replace(/\W+/g, "-")}.mjs`;
+      await writeFile(path.join(scratch, file), blocks.find((block) => entryOf(block) === example.entry)!);
+      const child = spawn(process.execPath, [file], {
+        cwd: scratch,
+        env: { ...process.env, TOLLGATE_URL: test.url, TOLLGATE_AGENT_KEY: AGENT_KEY },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let output = "";
+      child.stdout.on("data", (chunk) => (output += chunk));
+      child.stderr.on("data", (chunk) => (output += chunk));
+      const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
 
-    const pending = async () => (await operator.approval.list.query({ status: "PENDING", tool: "send_email", agent: "mailer" })).items;
-    await expect.poll(async () => (await pending()).length, { timeout: 20_000 }).toBe(1);
-    const [approval] = await pending();
-    await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "edit", args: { to: "ada@example.com", subject: "Your refund of 100 EUR" } });
+      const pending = async () => (await operator.approval.list.query({ status: "PENDING", tool: example.tool, agent: example.agent })).items;
+      await expect.poll(async () => (await pending()).length, { timeout: 20_000 }).toBe(1);
+      const [approval] = await pending();
+      await operator.approval.decide.mutate({ approvalId: approval!.approvalId, ...example.decide } as never);
 
-    expect(await exited, output).toBe(0);
-    expect(output.trim()).toBe("executed { sent: true, to: 'ada@example.com' }");
-    expect(await operator.approval.get.query({ approvalId: approval!.approvalId })).toMatchObject({
-      status: "APPROVED",
-      executedArgs: { to: "ada@example.com", subject: "Your refund of 100 EUR" },
-    });
-  }, 60_000);
-
-  it("sdk package: the README's LangGraph example runs from the installed package with LangGraph beside it", async () => {
-    const readme = await readFile(path.join(repository, "sdk/README.md"), "utf8");
-    const example = [...readme.matchAll(/```js\n([\s\S]*?)```/g)][1]?.[1];
-    expect(example).toContain('from "@tollgate/sdk/langgraph"');
-    await writeFile(path.join(scratch, "langgraph.mjs"), example!);
-
-    const child = spawn(process.execPath, ["langgraph.mjs"], {
-      cwd: scratch,
-      env: { ...process.env, TOLLGATE_URL: test.url, TOLLGATE_AGENT_KEY: AGENT_KEY },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (chunk) => (output += chunk));
-    child.stderr.on("data", (chunk) => (output += chunk));
-    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
-
-    const pending = async () => (await operator.approval.list.query({ status: "PENDING", tool: "send_email", agent: "refund-graph" })).items;
-    await expect.poll(async () => (await pending()).length, { timeout: 20_000 }).toBe(1);
-    const [approval] = await pending();
-    expect(approval).toMatchObject({ framework: "langgraph", summary: "Send the refund email" });
-    await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "edit", args: { to: "ada.lovelace@example.com" } });
-
-    expect(await exited, output).toBe(0);
-    expect(output.trim()).toBe("ada.lovelace@example.com");
-  }, 60_000);
+      expect(await exited, `${example.entry}: ${output}`).toBe(0);
+      expect(output.trim(), example.entry).toBe(example.prints);
+    }
+  }, 120_000);
 });
