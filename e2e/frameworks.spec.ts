@@ -77,3 +77,44 @@ test("a question is answered in free text: the answer box is open, and the agent
   await answer.press("Control+Enter");
   await expect.poll(async () => (await awaitDecision(asked.approvalId, 0)).decision?.message).toBe("Order 1001, placed on 3 November");
 });
+
+test("a form is filled in field by field: a wrong value is refused with what was wrong, a fitting answer reaches the agent", async ({ page }, testInfo) => {
+  const agent = unique("calendar-agent");
+  const { sessionId } = await agentCall<{ sessionId: string }>("session.open", { title: unique("form") });
+  const begun = await agentCall<{ requestId: string }>("request.begin", { sessionId, agent, framework: "mcp" });
+  const asked = await agentCall<{ approvalId: string }>("approval.request", {
+    requestId: begun.requestId,
+    tool: "elicitation",
+    args: {},
+    kind: "form",
+    summary: "Who should the meeting be with, and for how long?",
+    form: {
+      type: "object",
+      properties: {
+        attendee: { type: "string", format: "email", title: "Attendee's email" },
+        minutes: { type: "integer", minimum: 15, maximum: 120, title: "Length in minutes" },
+        room: { type: "string", enum: ["Ada", "Turing"], title: "Room" },
+        video: { type: "boolean", title: "Video link", default: true },
+      },
+      required: ["attendee", "minutes"],
+    },
+  });
+  void awaitDecision(asked.approvalId, 25_000).catch(() => undefined);
+  await logIn(page, undefined, undefined, `/?approval=${asked.approvalId}`);
+  const detail = page.getByRole("article", { name: `Approval elicitation by ${agent}` });
+  await expect(detail.getByTestId("form-kind")).toHaveText("form");
+  await expect(detail.getByTestId("framework")).toHaveText("MCP");
+  const form = detail.getByRole("form", { name: "Answer the form" });
+  await expect(form.getByLabel("Video link")).toBeChecked();
+  await form.getByLabel("Attendee's email").fill("ada@example.com");
+  await form.getByLabel(/Length in minutes/).fill("200");
+  await form.getByLabel("Room").selectOption("Turing");
+  await finalScreenshot(page, testInfo, "form");
+  // The browser lets the number through its own check only when asked to; the server refuses it either way.
+  await form.evaluate((element: HTMLFormElement) => (element.noValidate = true));
+  await form.getByRole("button", { name: "Send answer" }).click();
+  await expect(detail.getByRole("alert")).toContainText("minutes must be <= 120");
+  await form.getByLabel(/Length in minutes/).fill("45");
+  await form.getByRole("button", { name: "Send answer" }).click();
+  await expect.poll(async () => (await awaitDecision(asked.approvalId, 0)).decision?.args).toEqual({ attendee: "ada@example.com", minutes: 45, room: "Turing", video: true });
+});

@@ -35,7 +35,7 @@ describe.skipIf(TEST_TARGET === "postgres")("the packed SDK (@tollgate/sdk)", ()
     await writeFile(path.join(scratch, "package.json"), JSON.stringify({ name: "sdk-user", private: true, type: "module" }));
     // The adapters' optional peers, as their users install them.
     await npm(
-      ["install", "--no-audit", "--no-fund", "--prefer-offline", `./${packed.filename}`, "@types/node@20", "@langchain/langgraph@1", "@langchain/core@1", "@modelcontextprotocol/sdk@1", "@a2a-js/sdk@1", "@openai/agents@0.20", "zod@4"],
+      ["install", "--no-audit", "--no-fund", "--prefer-offline", `./${packed.filename}`, "@types/node@20", "@langchain/langgraph@1", "@langchain/core@1", "@modelcontextprotocol/sdk@1", "@a2a-js/sdk@1", "@openai/agents@0.20", "zod@4", "ai@7"],
       scratch,
     );
   }, 240_000);
@@ -107,6 +107,7 @@ export const checks = [createReceiptVerifier({ url: "http://localhost:3000" }).j
       prints: '{"action":"accept","content":{"attendee":"ada@example.com","minutes":30}}',
     },
     { entry: "@tollgate/sdk/openai-agents", tool: "refund", agent: "support", decide: { action: "approve" }, prints: "Refund tool said: refunded 40 on order 1001" },
+    { entry: "@tollgate/sdk/ai-sdk", tool: "refund", agent: "refund-bot", decide: { action: "approve" }, prints: "refunded 30 EUR for order 42" },
     { entry: "@tollgate/sdk/a2a", tool: "a2a_input", agent: "refund-agent", decide: { action: "respond", message: "order 1001" }, prints: "Refunded order 1001" },
   ];
 
