@@ -1,7 +1,7 @@
 // The SDK as its users get it: packed with `npm pack`, installed from the
 // tarball into a scratch project outside this repository, type-checked there
-// against its declarations, and its README's example run against a real server.
-// The package does not depend on the database, so the PostgreSQL run skips it.
+// against its declarations, and its README's examples run against a real server.
+// The package does not depend on the database: npm test runs it on the embedded one only.
 import { execFile, spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
