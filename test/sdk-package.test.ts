@@ -9,6 +9,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OperatorClient } from "./clients.ts";
+import { startMessagesApi } from "./anthropic-messages-standin.ts";
 import { AGENT_KEY, TEST_TARGET } from "./harness.ts";
 import { useTestServer, type TestServer } from "./server.ts";
 
@@ -35,7 +36,7 @@ describe.skipIf(TEST_TARGET === "postgres")("the packed SDK (@tollgate/sdk)", ()
     await writeFile(path.join(scratch, "package.json"), JSON.stringify({ name: "sdk-user", private: true, type: "module" }));
     // The adapters' optional peers, as their users install them.
     await npm(
-      ["install", "--no-audit", "--no-fund", "--prefer-offline", `./${packed.filename}`, "@types/node@20", "@langchain/langgraph@1", "@langchain/core@1", "@modelcontextprotocol/sdk@1", "@a2a-js/sdk@1", "@openai/agents@0.20", "zod@4", "ai@7"],
+      ["install", "--no-audit", "--no-fund", "--prefer-offline", `./${packed.filename}`, "@types/node@20", "@langchain/langgraph@1", "@langchain/core@1", "@modelcontextprotocol/sdk@1", "@a2a-js/sdk@1", "@openai/agents@0.20", "zod@4", "ai@7", "@anthropic-ai/claude-agent-sdk@0.3"],
       scratch,
     );
   }, 240_000);
@@ -89,8 +90,9 @@ export const checks = [createReceiptVerifier({ url: "http://localhost:3000" }).j
     expect("stdout" in checked ? checked.stdout : "").toBe("");
   }, 60_000);
 
-  // Every example in the README, found by the entry point it imports, with what a person does and what it then prints.
-  const EXAMPLES: { entry: string; tool: string; agent: string; decide: { action: "approve" | "reject" | "edit" | "respond"; args?: unknown; message?: string }; prints: string }[] = [
+  type Decision = { action: "approve" | "reject" | "edit" | "respond"; args?: unknown; message?: string };
+  /** Every example in the README, found by the entry point it imports: what a person does, and what it then prints. */
+  const EXAMPLES: { entry: string; tool: string; agent: string; decide: Decision | (() => Decision); prints: string; env?: () => Promise<Record<string, string>> }[] = [
     {
       entry: "@tollgate/sdk",
       tool: "send_email",
@@ -99,6 +101,8 @@ export const checks = [createReceiptVerifier({ url: "http://localhost:3000" }).j
       prints: "executed { sent: true, to: 'ada@example.com' }",
     },
     { entry: "@tollgate/sdk/langgraph", tool: "send_email", agent: "refund-graph", decide: { action: "edit", args: { to: "ada.lovelace@example.com" } }, prints: "ada.lovelace@example.com" },
+    { entry: "@tollgate/sdk/openai-agents", tool: "refund", agent: "support", decide: { action: "approve" }, prints: "Refund tool said: refunded 40 on order 1001" },
+    { entry: "@tollgate/sdk/ai-sdk", tool: "refund", agent: "refund-bot", decide: { action: "approve" }, prints: "refunded 30 EUR for order 42" },
     {
       entry: "@tollgate/sdk/mcp",
       tool: "elicitation",
@@ -106,10 +110,27 @@ export const checks = [createReceiptVerifier({ url: "http://localhost:3000" }).j
       decide: { action: "edit", args: { attendee: "ada@example.com", minutes: 30 } },
       prints: '{"action":"accept","content":{"attendee":"ada@example.com","minutes":30}}',
     },
-    { entry: "@tollgate/sdk/openai-agents", tool: "refund", agent: "support", decide: { action: "approve" }, prints: "Refund tool said: refunded 40 on order 1001" },
-    { entry: "@tollgate/sdk/ai-sdk", tool: "refund", agent: "refund-bot", decide: { action: "approve" }, prints: "refunded 30 EUR for order 42" },
     { entry: "@tollgate/sdk/a2a", tool: "a2a_input", agent: "refund-agent", decide: { action: "respond", message: "order 1001" }, prints: "Refunded order 1001" },
+    {
+      // Claude Code, offline: the stand-in Messages API asks to write NOTES.md, then says it is written.
+      entry: "@tollgate/sdk/claude-agent",
+      tool: "Write",
+      agent: "release-writer",
+      decide: () => ({ action: "edit", args: { file_path: path.join(scratch, "NOTES.md"), content: "# Notes\n\n- final" } }),
+      prints: "NOTES.md is written.",
+      env: async () => {
+        const api = await startMessagesApi([{ toolUse: { id: "toolu_notes", name: "Write", input: { file_path: path.join(scratch, "NOTES.md"), content: "# Notes\n\n- draft" } } }, { text: "NOTES.md is written." }]);
+        closeAfter.push(api.close);
+        const home = await mkdtemp(path.join(tmpdir(), "claude-home-"));
+        closeAfter.push(() => rm(home, { recursive: true, force: true }));
+        return { ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: "sk-ant-offline", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", HOME: home, CLAUDE_CONFIG_DIR: path.join(home, ".claude"), CLAUDE_CODE_TMPDIR: home };
+      },
+    },
   ];
+  const closeAfter: (() => Promise<unknown>)[] = [];
+  afterAll(async () => {
+    for (const close of closeAfter) await close();
+  });
 
   it("sdk package: every example in its README runs from the installed package, a person deciding in Tollgate", async () => {
     const readme = await readFile(path.join(repository, "sdk/README.md"), "utf8");
@@ -122,7 +143,7 @@ export const checks = [createReceiptVerifier({ url: "http://localhost:3000" }).j
       await writeFile(path.join(scratch, file), blocks.find((block) => entryOf(block) === example.entry)!);
       const child = spawn(process.execPath, [file], {
         cwd: scratch,
-        env: { ...process.env, TOLLGATE_URL: test.url, TOLLGATE_AGENT_KEY: AGENT_KEY },
+        env: { ...process.env, TOLLGATE_URL: test.url, TOLLGATE_AGENT_KEY: AGENT_KEY, ...(await example.env?.()) },
         stdio: ["ignore", "pipe", "pipe"],
       });
       let output = "";
@@ -133,10 +154,12 @@ export const checks = [createReceiptVerifier({ url: "http://localhost:3000" }).j
       const pending = async () => (await operator.approval.list.query({ status: "PENDING", tool: example.tool, agent: example.agent })).items;
       await expect.poll(async () => (await pending()).length, { timeout: 20_000 }).toBe(1);
       const [approval] = await pending();
-      await operator.approval.decide.mutate({ approvalId: approval!.approvalId, ...example.decide } as never);
+      const decision = typeof example.decide === "function" ? example.decide() : example.decide;
+      await operator.approval.decide.mutate({ approvalId: approval!.approvalId, ...decision } as never);
 
       expect(await exited, `${example.entry}: ${output}`).toBe(0);
       expect(output.trim(), example.entry).toBe(example.prints);
     }
-  }, 120_000);
+    expect(await readFile(path.join(scratch, "NOTES.md"), "utf8")).toBe("# Notes\n\n- final");
+  }, 180_000);
 });
