@@ -8,7 +8,7 @@ import { Annotation, END, interrupt, MemorySaver, START, StateGraph } from "@lan
 import { createAgent, humanInTheLoopMiddleware, tool } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { runWithApprovals } from "../sdk/src/adapters/langgraph.ts";
+import { runWithApprovals, RunCanceledError } from "../sdk/src/adapters/langgraph.ts";
 import { agentSdk, type OperatorClient } from "./clients.ts";
 import { useTestServer, type TestServer } from "./server.ts";
 
@@ -203,5 +203,68 @@ describe("LangGraph adapter", () => {
     await run;
     close();
     expect(answers).toEqual(["order 1001"]);
+  });
+
+  it("langgraph: two interrupts inside one subgraph are asked on one request of it", async () => {
+    const node = (tool: string) => () => {
+      interrupt({ tool, args: {} });
+      return {};
+    };
+    const billing = new StateGraph(ToolCallState)
+      .addNode("charge", node("charge_card"))
+      .addNode("invoice", node("send_invoice"))
+      .addEdge(START, "charge")
+      .addEdge(START, "invoice")
+      .addEdge("charge", END)
+      .addEdge("invoice", END)
+      .compile();
+    const graph = new StateGraph(ToolCallState).addNode("billing", billing).addEdge(START, "billing").addEdge("billing", END).compile({ checkpointer: new MemorySaver() });
+
+    const { sessionId, run, close } = await start(graph, { to: "x" }, "parallel-billing-graph");
+    const asked = await pending(sessionId, 2);
+    expect(new Set(asked.map((item) => item.requestId)).size).toBe(1);
+    for (const item of asked) await operator.approval.decide.mutate({ approvalId: item.approvalId, action: "approve" });
+    await run;
+    close();
+    const tree = await operator.task.tree.query({ sessionId });
+    expect(tree.roots[0]!.children.map((child) => [child.agent, child.status, child.requests.length])).toEqual([["billing", "COMPLETED", 1]]);
+  });
+
+  it("langgraph: when the approval is canceled (the task was stopped), the graph does not go on", async () => {
+    const ran: string[] = [];
+    const graph = new StateGraph(ToolCallState)
+      .addNode("delete", () => {
+        interrupt({ tool: "delete_user", args: { id: 7 } });
+        ran.push("delete_user");
+        return {};
+      })
+      .addEdge(START, "delete")
+      .addEdge("delete", END)
+      .compile({ checkpointer: new MemorySaver() });
+
+    const { sessionId, run, close } = await start(graph, { to: "x" }, "stopped-graph");
+    const [approval] = await pending(sessionId, 1);
+    await operator.task.cancel.mutate({ taskId: approval!.taskId, reason: "stopped by the operator" });
+    await expect(run).rejects.toBeInstanceOf(RunCanceledError);
+    close();
+    expect(ran).toEqual([]);
+  });
+
+  it("langgraph: a description longer than the server takes is cut, marked as cut, rather than failing the run", async () => {
+    const graph = new StateGraph(ToolCallState)
+      .addNode("send", () => {
+        interrupt({ tool: "send_email", args: {}, description: "x".repeat(30_000) });
+        return {};
+      })
+      .addEdge(START, "send")
+      .addEdge("send", END)
+      .compile({ checkpointer: new MemorySaver() });
+    const { sessionId, run, close } = await start(graph, { to: "x" }, "wordy-graph");
+    const [approval] = await pending(sessionId, 1);
+    expect(approval!.summary).toHaveLength(20_000);
+    expect(approval!.summary!.endsWith("…")).toBe(true);
+    await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
+    await run;
+    close();
   });
 });

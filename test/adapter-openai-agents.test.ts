@@ -5,9 +5,10 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { setTracingDisabled, type AgentInputItem } from "@openai/agents";
+import { Agent, setTracingDisabled, tool, type AgentInputItem } from "@openai/agents";
 import { assistantMessage, functionCall, modelResponder, ScriptedModel } from "@openai/agents/testing";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { AlreadyResumedError, resumeFromTollgate, runUntilPause, runWithApprovals, RunCanceledError } from "../sdk/src/adapters/openai-agents.ts";
 import { agentSdk, type OperatorClient } from "./clients.ts";
 import { refundAgent, type Refund } from "./fixtures-openai-agents-pause.ts";
@@ -238,5 +239,33 @@ describe("OpenAI Agents adapter", () => {
     tollgate.close();
     expect(refunded).toEqual([]);
     expect(model.remainingSteps).toBe(1);
+  });
+
+  it("openai-agents: the app's run context is not stored with the paused run; the process that resumes passes its own", async () => {
+    const seen: unknown[] = [];
+    const refund = tool({
+      name: "refund",
+      description: "Refunds an order",
+      parameters: z.object({ order: z.string() }),
+      needsApproval: true,
+      execute: async ({ order }, context) => {
+        seen.push((context?.context as { paymentsToken?: string }).paymentsToken);
+        return `refunded ${order}`;
+      },
+    });
+    const model = () => new ScriptedModel([[functionCall("refund", { order: "1001" }, { callId: "call_ctx" })], reportToolResults()]);
+    const agent = (scripted: ScriptedModel) => new Agent({ name: "refunds-with-context", instructions: "Refund.", model: scripted, tools: [refund] });
+    const { tollgate, sessionId } = await openSession("context");
+    const paused = await runUntilPause(agent(model()), "Refund order 1001", { tollgate, sessionId, runOptions: { context: { paymentsToken: "pay_secret_123" } } });
+    expect(paused.status).toBe("paused");
+    const pauseRequestId = (paused as { pauseRequestId: string }).pauseRequestId;
+    const stored = await tollgate.call("request.load", { requestId: pauseRequestId });
+    expect(stored.resumeToken).not.toContain("pay_secret_123");
+
+    const [approval] = await pending(sessionId, 1);
+    await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
+    await resumeFromTollgate(agent(model()), pauseRequestId, { tollgate, context: { paymentsToken: "pay_secret_123" } });
+    tollgate.close();
+    expect(seen).toEqual(["pay_secret_123"]);
   });
 });

@@ -181,7 +181,29 @@ describe("framework ids", () => {
     await expect(operator.approval.decide.mutate({ approvalId: asked.approvalId, action: "approve" })).rejects.toThrow(/"approve" is not one of them/);
     const answer = { name: "Ada Lovelace", email: "ada@example.com", seats: 3, plan: "pro", invoice: true };
     await operator.approval.decide.mutate({ approvalId: asked.approvalId, action: "edit", args: answer });
-    expect(await sdk.call("approval.await", { approvalId: asked.approvalId, timeoutMs: 0 })).toMatchObject({ status: "APPROVED", decision: { action: "edit", args: answer } });
+    const answered = await sdk.call("approval.await", { approvalId: asked.approvalId, timeoutMs: 0 });
+    expect(answered).toMatchObject({ status: "APPROVED", decision: { action: "edit", args: answer } });
+    // An answer lets no tool run: it carries no receipt.
+    expect(answered.decision!.receipt).toBeUndefined();
+  });
+
+  it("policy: a rule's reject, role and approvers apply to questions and forms as far as one person's answer can: rejected, asked of its role, answered by one", async () => {
+    const rules = [
+      await operator.policy.create.mutate({ name: "no wire forms", match: { tool: "wire_money" }, outcome: "reject", message: "wires are never asked of people" }),
+      await operator.policy.create.mutate({ name: "legal answers", match: { tool: "legal_*" }, outcome: "require", role: "ADMIN", approvers: 2 }),
+    ];
+    try {
+      const { sdk, request } = await begun("policy on answers");
+      const form = { type: "object", properties: { iban: { type: "string" } } };
+      expect(await sdk.call("approval.request", { requestId: request.requestId, tool: "wire_money", args: {}, kind: "form", form })).toMatchObject({
+        status: "REJECTED",
+        decision: { action: "reject", message: "wires are never asked of people" },
+      });
+      const legal = await sdk.call("approval.request", { requestId: request.requestId, tool: "legal_question", args: {}, kind: "question", summary: "May we quote the contract?" });
+      expect(legal).toMatchObject({ status: "PENDING", gate: { role: "ADMIN", approvers: 1, allow: ["respond", "reject"] } });
+    } finally {
+      for (const { policyId } of rules) await operator.policy.delete.mutate({ policyId });
+    }
   });
 
   it("form: a form without its fields, or with a field that is not a primitive, is refused naming where", async () => {

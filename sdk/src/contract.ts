@@ -147,7 +147,7 @@ export interface Contract {
        */
       kind?: "tool" | "question" | "form";
       /** kind form: a JSON schema of primitive fields (as MCP elicitation sends), at most 50. */
-      form?: Record<string, unknown>;
+      form?: { [key: string]: Json };
       /** Calls paused together (one framework turn) share a batch; the console shows them as a group. */
       batch?: string;
     };

@@ -20,10 +20,17 @@ describe("form schema", () => {
     [{ type: "object", properties: { a: { type: "object" } } }, "form.properties.a.type"],
     [{ type: "object", properties: { "a b": { type: "string" } } }, "field names are"],
     [{ type: "object", properties: { a: { type: "string" } }, required: ["b"] }, "form.required: every name in required"],
+    [{ type: "object", properties: { a: { type: "string" } }, required: ["toString"] }, "form.required: every name in required"],
+    [{ type: "object", properties: { a: { type: "string" } }, required: ["a", "a"] }, "form.required: a field is named in required more than once"],
     [{ type: "array" }, "form.type"],
     ["a form", "form: "],
   ])("refuses %j, naming where", (schema, message) => {
     expect(() => parseFormSchema(schema)).toThrow(message);
+  });
+
+  it("compiles each form once, however often it is answered", () => {
+    const again = parseFormSchema(JSON.parse(JSON.stringify(form)));
+    for (let i = 0; i < 3; i++) expect(() => checkFormAnswer("apr_1", again, { email: "a@example.com" })).not.toThrow();
   });
 
   it("keeps the fields in the order the agent gave them", () => {

@@ -2,7 +2,7 @@
 // schema): a flat JSON object of primitive fields, as MCP allows, checked once
 // when asked and again against every answer, so the agent only ever receives
 // values of the shape it asked for.
-import { Ajv2020 } from "ajv/dist/2020.js";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { z } from "zod";
 import { DomainError } from "./errors.ts";
@@ -50,8 +50,12 @@ const zFormSchema = z
       .refine((fields) => Object.keys(fields).length >= 1 && Object.keys(fields).length <= 50, "a form has 1 to 50 fields"),
     required: z.array(z.string()).optional(),
   })
-  .refine((form) => (form.required ?? []).every((name) => name in form.properties), {
+  .refine((form) => (form.required ?? []).every((name) => Object.hasOwn(form.properties, name)), {
     message: "every name in required must be a field of properties",
+    path: ["required"],
+  })
+  .refine((form) => new Set(form.required ?? []).size === (form.required ?? []).length, {
+    message: "a field is named in required more than once",
     path: ["required"],
   });
 
@@ -61,7 +65,15 @@ export type FormField = z.infer<typeof zField>;
 /** The requested schema, checked: primitive fields only (MCP's form mode), at most 50. */
 export function parseFormSchema(value: unknown): FormSchema {
   const parsed = zFormSchema.safeParse(value);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) {
+    // What zod let through, the answers' validator must take too: compiled now, an error is the agent's.
+    try {
+      validatorFor(parsed.data);
+    } catch (error) {
+      throw new DomainError("BAD_INPUT", `form: ${(error as Error).message}`, { field: "form" });
+    }
+    return parsed.data;
+  }
   const issue = parsed.error.issues[0]!;
   const where = ["form", ...issue.path.map(String)].join(".");
   // A bad field name is reported with the name's own problem inside.
@@ -76,13 +88,33 @@ export function parseFormSchema(value: unknown): FormSchema {
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 addFormats.default(ajv, ["email", "uri", "date", "date-time"]);
 
+// Compiled validators by schema text: ajv keeps every schema it compiles, so
+// each form is compiled once, and the oldest are let go past a bound.
+const VALIDATORS_KEPT = 200;
+const validators = new Map<string, ValidateFunction>();
+
+function validatorFor(form: FormSchema): ValidateFunction {
+  const key = JSON.stringify(form);
+  const known = validators.get(key);
+  if (known) return known;
+  const schema = { ...form, additionalProperties: false };
+  const validate = ajv.compile(schema);
+  validators.set(key, validate);
+  if (validators.size > VALIDATORS_KEPT) {
+    const [oldest, oldestValidate] = validators.entries().next().value!;
+    validators.delete(oldest);
+    ajv.removeSchema(oldestValidate.schema as object);
+  }
+  return validate;
+}
+
 /**
  * Refuses an answer that is not what the form asked for: a missing required
  * field, a value of another type, out of range or not one of the choices, or a
  * field the form does not have.
  */
 export function checkFormAnswer(approvalId: string, form: FormSchema, answer: unknown): void {
-  const validate = ajv.compile({ ...form, additionalProperties: false });
+  const validate = validatorFor(form);
   if (validate(answer)) return;
   const problems = (validate.errors ?? []).slice(0, 5).map((error) => {
     const field = error.instancePath ? error.instancePath.slice(1).replaceAll("/", ".") : "";

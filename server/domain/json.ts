@@ -14,6 +14,8 @@ export const LIMITS = {
   /** A framework's serialised run state can hold its whole conversation. */
   resumeTokenChars: 256 * 1024,
   externalIdChars: 200,
+  /** A form's schema: 50 fields with their titles, descriptions and choices. */
+  formBytes: 64 * 1024,
   nameChars: 200,
 } as const;
 

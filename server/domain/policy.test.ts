@@ -10,6 +10,7 @@ import {
   type CallFacts,
   type Condition,
   type PolicyRule,
+  ruleForAnswer,
 } from "./policy.ts";
 import { errorOf } from "./testing.ts";
 
@@ -240,5 +241,20 @@ describe("policy: the gate an agent gets", () => {
     ["ADMIN", "OPERATOR", true],
   ] as const)("role: %s may decide what needs %s: %s", (role, required, expected) => {
     expect(hasRole(role, required)).toBe(expected);
+  });
+});
+
+describe("ruleForAnswer", () => {
+  it.each([
+    ["approve", "require"],
+    ["require", "require"],
+    ["reject", "reject"],
+  ] as const)("a rule that would %s a call asks a question or form as %s, of one person of its role, never approving by timeout", (outcome, asked) => {
+    const answered = ruleForAnswer(rule({ id: "pol_1", outcome, role: "ADMIN", approvers: 3, allow: ["approve"], allowApproveOnTimeout: true }))!;
+    expect(answered).toMatchObject({ outcome: asked, role: "ADMIN", approvers: 1, allow: [], allowApproveOnTimeout: false });
+  });
+
+  it("no rule stays no rule", () => {
+    expect(ruleForAnswer(null)).toBeNull();
   });
 });

@@ -371,6 +371,18 @@ export function gateFor(rule: PolicyRule | null, defaults: WorkspaceDefaultGate,
   };
 }
 
+/**
+ * The rule that matched a question or a form, as it applies to one: its reject
+ * outcome, role, route and timeout hold, but nothing answers for a person (an
+ * "approve" rule still puts it before one, never approving by timeout), and
+ * one person answers (a quorum cannot agree on free text or filled-in values).
+ * An answer carries no receipt, so no tool runs on its authority.
+ */
+export function ruleForAnswer(rule: PolicyRule | null): PolicyRule | null {
+  if (!rule) return null;
+  return { ...rule, outcome: rule.outcome === "reject" ? "reject" : "require", approvers: 1, allow: [], allowApproveOnTimeout: false };
+}
+
 const ROLE_RANK: Record<OperatorRoleName, number> = { VIEWER: 0, OPERATOR: 1, ADMIN: 2 };
 
 /** Whether an operator's role is at least the role a gate requires. */

@@ -18,6 +18,7 @@
 import { Role, TaskState, taskStateToJSON, type Message, type Part, type Task } from "@a2a-js/sdk";
 import type { CancelTaskRequest, SendMessageConfiguration, SendMessageRequest } from "@a2a-js/sdk";
 import type { ApprovalResult, Json } from "../contract.ts";
+import { clip, SUMMARY_CHARS } from "./text.ts";
 import type { RequestHandle, Tollgate } from "../index.ts";
 
 /**
@@ -103,7 +104,7 @@ async function askAndWait(tollgate: Tollgate, remote: RequestHandle, task: Task,
     args: { taskId: task.id, contextId: task.contextId, ...(data.length > 0 ? { data } : {}) },
     kind: "question",
     externalId,
-    summary: text || `The agent needs input to continue task \`${task.id}\`.`,
+    summary: clip(text || `The agent needs input to continue task \`${task.id}\`.`, SUMMARY_CHARS),
   });
   return asked.status === "PENDING" ? tollgate.waitForDecision(asked.approvalId) : asked;
 }

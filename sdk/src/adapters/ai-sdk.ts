@@ -23,6 +23,7 @@
 import { randomUUID } from "node:crypto";
 import { decodeJwt } from "jose";
 import type { ApprovalResult, Json, ProcedureOutput } from "../contract.ts";
+import { clip, REASON_CHARS } from "./text.ts";
 import type { RequestHandle, Tollgate } from "../index.ts";
 import { argsSha256, type ReceiptClaims } from "../receipts.ts";
 
@@ -213,7 +214,7 @@ async function askAndWait(tollgate: Tollgate, requestId: string, paused: PausedC
     batch,
     // The AI SDK cannot run a call with other arguments, nor take an answer in words.
     allow: ["approve", "reject"],
-    ...(paused.reason ? { reason: paused.reason } : {}),
+    ...(paused.reason ? { reason: clip(paused.reason, REASON_CHARS) } : {}),
     ...(summary ? { summary } : {}),
   });
   return asked.status === "PENDING" ? tollgate.waitForDecision(asked.approvalId) : asked;

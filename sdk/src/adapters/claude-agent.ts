@@ -20,6 +20,7 @@
 // Only types come from the SDK: this module loads without it.
 import type { CanUseTool, PermissionResult, SDKMessage, SDKResultMessage } from "@anthropic-ai/claude-agent-sdk";
 import type { ApprovalResult, DecisionAction, Json } from "../contract.ts";
+import { clip, REASON_CHARS, SUMMARY_CHARS } from "./text.ts";
 import type { Tollgate } from "../index.ts";
 
 export interface ClaudeAgentApprovalOptions {
@@ -167,11 +168,12 @@ async function askAndWait(options: ClaudeAgentApprovalOptions, ask: Ask, signal:
     externalId: ask.externalId,
     ...(ask.allow ? { allow: ask.allow } : {}),
     ...(ask.kind ? { kind: ask.kind } : {}),
-    ...(ask.summary ? { summary: ask.summary } : {}),
-    ...(ask.reason ? { reason: ask.reason } : {}),
+    ...(ask.summary ? { summary: clip(ask.summary, SUMMARY_CHARS) } : {}),
+    ...(ask.reason ? { reason: clip(ask.reason, REASON_CHARS) } : {}),
     ...(ask.batch ? { batch: ask.batch } : {}),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-    ...(options.onTimeout ? { onTimeout: options.onTimeout } : {}),
+    // A question has no rule that could let a timeout approve it: that outcome is for tool calls.
+    ...(options.onTimeout && !(ask.kind === "question" && options.onTimeout === "approve") ? { onTimeout: options.onTimeout } : {}),
   });
   if (asked.status !== "PENDING") return asked;
   return untilAborted(tollgate.waitForDecision(asked.approvalId), signal);

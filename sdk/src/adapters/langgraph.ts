@@ -20,6 +20,7 @@
 // paused.
 import { Command, INTERRUPT } from "@langchain/langgraph";
 import type { ApprovalResult, DecisionAction, Json } from "../contract.ts";
+import { clip, SUMMARY_CHARS } from "./text.ts";
 import type { RequestHandle, Tollgate } from "../index.ts";
 
 /** What the adapter needs of a compiled graph (a `CompiledStateGraph`, a LangChain agent). */
@@ -114,21 +115,23 @@ export async function runWithApprovals<T = unknown>(
         return { result: result as T, requestId: root.requestId, approvals: asked };
       }
       const origins = await subgraphOrigins(graph, config);
-      const children = new Map<string, RequestHandle>();
-      // The subgraph's own request, begun under the run's once per subgraph and turn.
-      const requestFor = async (interrupt: Interrupt): Promise<RequestHandle> => {
+      const children = new Map<string, Promise<RequestHandle>>();
+      // The subgraph's own request, begun under the run's once per subgraph and
+      // turn (kept as a promise: its interrupts are asked at the same time).
+      const requestFor = (interrupt: Interrupt): Promise<RequestHandle> => {
         const subgraph = origins.get(interrupt.id);
-        if (!subgraph) return root;
-        const known = children.get(subgraph);
-        if (known) return known;
-        const child = await tollgate.begin({
-          sessionId: options.sessionId,
-          agent: subgraph,
-          parentRequestId: root.requestId,
-          framework: "langgraph",
-          idempotencyKey: `langgraph:${root.requestId}:${interrupt.id}`,
-        });
-        children.set(subgraph, child);
+        if (!subgraph) return Promise.resolve(root);
+        let child = children.get(subgraph);
+        if (!child) {
+          child = tollgate.begin({
+            sessionId: options.sessionId,
+            agent: subgraph,
+            parentRequestId: root.requestId,
+            framework: "langgraph",
+            idempotencyKey: `langgraph:${root.requestId}:${interrupt.id}`,
+          });
+          children.set(subgraph, child);
+        }
         return child;
       };
       // One batch per turn: the interrupts pending together are shown as a group.
@@ -144,11 +147,19 @@ export async function runWithApprovals<T = unknown>(
       );
       result = await graph.invoke(new Command({ resume: Object.fromEntries(resumes) }), config);
       // The subgraphs' requests end once the graph has moved past their interrupts.
-      for (const child of children.values()) await child.complete();
+      for (const child of children.values()) await (await child).complete();
     }
   } catch (error) {
     await root.fail({ message: error instanceof Error ? error.message : String(error), code: "LANGGRAPH_ERROR" }).catch(() => undefined);
     throw error;
+  }
+}
+
+/** An approval of the run ended without a decision (its task or request was canceled): the graph does not go on. */
+export class RunCanceledError extends Error {
+  constructor(readonly approvalId: string) {
+    super(`approval ${approvalId} was canceled (its task or request ended): the graph stops here`);
+    this.name = "RunCanceledError";
   }
 }
 
@@ -161,9 +172,11 @@ async function askAndWait(tollgate: Tollgate, requestId: string, ask: Ask, batch
     batch,
     ...(ask.kind ? { kind: ask.kind } : {}),
     ...(ask.allow ? { allow: ask.allow } : {}),
-    ...((summary ?? ask.summary) ? { summary: summary ?? ask.summary } : {}),
+    ...((summary ?? ask.summary) ? { summary: clip((summary ?? ask.summary)!, SUMMARY_CHARS) } : {}),
   });
-  return asked.status === "PENDING" ? tollgate.waitForDecision(asked.approvalId) : asked;
+  const result = asked.status === "PENDING" ? await tollgate.waitForDecision(asked.approvalId) : asked;
+  if (result.status === "CANCELED") throw new RunCanceledError(result.approvalId);
+  return result;
 }
 
 function interruptsOf(result: unknown): Interrupt[] {
@@ -196,7 +209,7 @@ function outcomeOf(result: ApprovalResult, proposedArgs: unknown): Outcome {
     return { action: edited ? "edit" : "approve", args: edited ? decision!.args : proposedArgs, ...(decision?.message ? { message: decision.message } : {}) };
   }
   if (decision?.action === "respond") return { action: "respond", args: proposedArgs, message: decision.message ?? "" };
-  const message = decision?.message ?? (result.status === "EXPIRED" ? "no decision in time" : result.status === "CANCELED" ? "the approval was canceled" : "rejected");
+  const message = decision?.message ?? (result.status === "EXPIRED" ? "no decision in time" : "rejected");
   return { action: "reject", args: proposedArgs, message };
 }
 

@@ -12,6 +12,7 @@
 import { randomUUID } from "node:crypto";
 import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ApprovalResult, Json } from "../contract.ts";
+import { clip, SUMMARY_CHARS } from "./text.ts";
 import type { Tollgate } from "../index.ts";
 
 export interface ElicitationOptions {
@@ -51,7 +52,7 @@ export function tollgateElicitation(options: ElicitationOptions) {
       args: {},
       kind: "form",
       form: params.requestedSchema as Record<string, Json>,
-      summary: params.message,
+      summary: clip(params.message, SUMMARY_CHARS),
       externalId: `mcp:${connection}:${String(extra.requestId)}`,
     });
     const result = asked.status === "PENDING" ? await waitKeepingAlive(options, asked.approvalId, request, extra) : asked;

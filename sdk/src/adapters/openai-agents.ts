@@ -13,8 +13,9 @@
 // Before a resumed run executes an approved call, it takes the approval's
 // execution claim: of two processes resuming the same pause, one runs the tool.
 import { randomUUID } from "node:crypto";
-import { run, RunState, type Agent, type AgentInputItem, type NonStreamRunOptions, type Runner, type RunResult, type RunToolApprovalItem } from "@openai/agents";
+import { run, RunContext, RunState, type Agent, type AgentInputItem, type NonStreamRunOptions, type Runner, type RunResult, type RunToolApprovalItem } from "@openai/agents";
 import type { ApprovalResult, Json } from "../contract.ts";
+import { clip, SUMMARY_CHARS } from "./text.ts";
 import type { Tollgate } from "../index.ts";
 
 /** One tool call the run paused on, as the operator sees it. */
@@ -46,7 +47,14 @@ export interface OpenAIAgentsRunOptions extends SharedOptions {
   kind?: "agent" | "orchestrator";
 }
 
-export type OpenAIAgentsResumeOptions = SharedOptions;
+export interface OpenAIAgentsResumeOptions extends SharedOptions {
+  /**
+   * The run's context for the resumed run. The app's context is not stored
+   * with the paused run (it may hold credentials): a process that resumes
+   * passes its own.
+   */
+  context?: unknown;
+}
 
 export interface OpenAIAgentsRunResult<TAgent extends Agent<any, any>> {
   /** The finished run: finalOutput, newItems, history, ... */
@@ -171,7 +179,11 @@ export async function resumeFromTollgate<TAgent extends Agent<any, any>>(
   const token = parseResumeToken(pauseRequestId, loaded.resumeToken);
   if (loaded.status === "COMPLETED") throw new AlreadyResumedError(pauseRequestId, "was already resumed");
   if (loaded.status !== "RUNNING" && loaded.status !== "PAUSED") throw new Error(`request ${pauseRequestId} ended as ${loaded.status}; there is no paused run to resume`);
-  const state = await RunState.fromString(agent, JSON.stringify(token.state));
+  const serialised = JSON.stringify(token.state);
+  const state =
+    options.context === undefined
+      ? await RunState.fromString(agent, serialised)
+      : await RunState.fromStringWithContext(agent, serialised, new RunContext(options.context));
   const drive: Drive<TAgent> = { agent, options, sessionId: loaded.sessionId, runRequestId: token.runRequestId, asked: 0 };
   const approvals = new Map<string, ApprovalResult>();
   for (const approval of loaded.approvals) if (approval.externalId) approvals.set(approval.externalId, approval);
@@ -232,9 +244,19 @@ async function continueRun<TAgent extends Agent<any, any>>(drive: Drive<TAgent>,
   }
 }
 
+/**
+ * The serialised run without the app's own context (`context.context`), which
+ * may hold credentials and must not reach Tollgate's database; the run's
+ * approvals and usage, kept beside it, stay.
+ */
+function withoutAppContext(serialised: unknown): unknown {
+  const run = serialised as { context?: { context?: unknown } };
+  return run.context ? { ...run, context: { ...run.context, context: {} } } : run;
+}
+
 /** Begins the pause's request with the serialised run and asks about each paused call, as one batch. */
 async function pauseOnTollgate<TAgent extends Agent<any, any>>(drive: Drive<TAgent>, state: RunState<any, TAgent>): Promise<Pause> {
-  const resumeToken = JSON.stringify({ framework: FRAMEWORK, runRequestId: drive.runRequestId, state: state.toJSON() } satisfies ResumeToken);
+  const resumeToken = JSON.stringify({ framework: FRAMEWORK, runRequestId: drive.runRequestId, state: withoutAppContext(state.toJSON()) } satisfies ResumeToken);
   if (resumeToken.length > RESUME_TOKEN_MAX_CHARS) {
     throw new Error(
       `the paused run's state is ${resumeToken.length} characters, over Tollgate's ${RESUME_TOKEN_MAX_CHARS}-character resumeToken limit; shorten the run's history (e.g. with a session) before it pauses`,
@@ -268,7 +290,7 @@ function ask<TAgent extends Agent<any, any>>(drive: Drive<TAgent>, pauseRequestI
     batch: `${FRAMEWORK}:${pauseRequestId}`,
     // OpenAI Agents can only approve or reject a call: no edited arguments, no free-text answer.
     allow: ["approve", "reject"],
-    ...(text ? { summary: text } : {}),
+    ...(text ? { summary: clip(text, SUMMARY_CHARS) } : {}),
   });
 }
 

@@ -48,7 +48,7 @@ export const approvalRouter = router({
         // question: the agent waits for a free-text answer (respond), not for leave to run a tool;
         // form: for values of the fields `form` describes (an edit whose args are the answer).
         kind: z.enum(["tool", "question", "form"]).optional(),
-        form: z.unknown().optional(),
+        form: zJson(LIMITS.formBytes).optional(),
         batch: z.string().min(1).max(LIMITS.externalIdChars).optional(),
       }),
     )

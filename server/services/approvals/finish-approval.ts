@@ -76,8 +76,9 @@ export async function finishApproval(
     decidedById: ending.decidedById,
     deciderKind: ending.deciderKind,
     decidedAt: now,
+    // An answer to a question or a form lets nothing run: only a tool call gets a receipt.
     receipt:
-      approvedArgs === null
+      approvedArgs === null || row.kind !== "tool"
         ? null
         : await signReceipt(deps, { ...row, agent: task.agent, approvedArgs, decidedBy: ending.decidedBy, decidedAt: now }),
   };

@@ -1,6 +1,7 @@
-// An agent asks to run a tool. The workspace's policy decides at once or puts
-// the call before a person; a repeated idempotency key, or the same framework
-// id (externalId) on the same request, returns the approval it made.
+// An agent asks to run a tool (or asks a person a question, or to fill in a
+// form). The workspace's policy decides at once or puts the call before a
+// person; a repeated idempotency key, or the same framework id (externalId) on
+// the same request, returns the approval it made.
 import { dequal } from "dequal";
 import { Prisma } from "../../db/generated/client.ts";
 import type { Approval } from "../../db/generated/client.ts";
@@ -9,7 +10,7 @@ import { DomainError, notFound } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { isActive, type DecisionAction, type TimeoutOutcome } from "../../domain/lifecycle.ts";
 import { parseFormSchema, type FormSchema } from "../../domain/form.ts";
-import { evaluatePolicies, gateFor, type PolicyRule } from "../../domain/policy.ts";
+import { evaluatePolicies, gateFor, ruleForAnswer, type PolicyRule } from "../../domain/policy.ts";
 import type { AgentPrincipal } from "../../domain/principal.ts";
 import { toolAllowedByConfig, type ThreadConfig } from "../../domain/thread/config.ts";
 import { mayActOnRequest } from "../authority.ts";
@@ -110,16 +111,15 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
           `tool "${input.tool}" is not enabled in the thread of task ${request.taskId} (enabled: ${(config?.enabledTools ?? []).join(", ") || "none"}); enable it with thread.configure first`,
         );
       }
-      // Rules match tool calls. A question or a form always reaches a person,
-      // under the workspace default gate, who answers it or declines.
-      const question = input.kind === "question" || input.kind === "form";
-      const rule = question
-        ? null
-        : evaluatePolicies(
-            await policySetFor(deps.policyCache, tx, workspaceId, facts.policyVersion),
-            { agent: facts.agent, tool: input.tool, agentKeyId: agent.agentKeyId, sessionId: request.sessionId, sessionMetadata: facts.metadata, args: input.args },
-            now,
-          ).rule;
+      const matched = evaluatePolicies(
+        await policySetFor(deps.policyCache, tx, workspaceId, facts.policyVersion),
+        { agent: facts.agent, tool: input.tool, agentKeyId: agent.agentKeyId, sessionId: request.sessionId, sessionMetadata: facts.metadata, args: input.args },
+        now,
+      ).rule;
+      // A question or a form is answered by a person: the rule's reject, role,
+      // route and timeout hold, but no rule answers it (ruleForAnswer).
+      const answered = input.kind === "question" || input.kind === "form";
+      const rule = answered ? ruleForAnswer(matched) : matched;
       const defaults = { timeoutMs: facts.defaultTimeoutMs, onTimeout: facts.defaultOnTimeout === "cancel" ? ("cancel" as const) : ("reject" as const) };
       const answerWith: DecisionAction[] | undefined = input.kind === "question" ? ["respond"] : input.kind === "form" ? ["edit"] : undefined;
       const gate = gateFor(rule, defaults, answerWith ? { ...input, allow: answerWith } : input, input.tool);
