@@ -195,3 +195,31 @@ describe("the audit chain's head, locked and read in one statement", () => {
   });
 });
 
+
+describe("request.trace in one statement", () => {
+  it("a batch of events is one statement, written in order with the request's ids; a key with no authority writes nothing and gets NOT_FOUND", async () => {
+    const agent = agentCaller(app.deps);
+    const { sessionId } = await agent.session.open({ title: "trace in one statement" });
+    await keyUseRecorded();
+    const begun = await agent.request.begin({ sessionId, agent: "tracer" });
+    const events = [
+      { type: "tool_call", name: "search", data: { query: "b", a: 1 } },
+      { type: "message", data: "plain text" },
+      { type: "thought" },
+    ];
+    const traced = await db.countStatements(() => agent.request.trace({ requestId: begun.requestId, events }));
+    expect(traced).toMatchObject({ result: { accepted: 3 }, statements: 1 });
+    const rows = await db.prisma.traceEvent.findMany({ where: { requestId: begun.requestId, type: { in: ["tool_call", "message", "thought"] } }, orderBy: { id: "asc" } });
+    expect(rows.map((row) => [row.type, row.name, row.data, row.taskId, row.sessionId])).toEqual([
+      ["tool_call", "search", { query: "b", a: 1 }, begun.taskId, sessionId],
+      ["message", null, "plain text", begun.taskId, sessionId],
+      ["thought", null, null, begun.taskId, sessionId],
+    ]);
+    expect(Object.keys(rows[0]!.data as object)).toEqual(["query", "a"]);
+
+    const admin = await operatorCaller(app.deps);
+    const stranger = agentCaller(app.deps, (await admin.agentKey.create({ name: "another service" })).key);
+    await expect(stranger.request.trace({ requestId: begun.requestId, events })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    expect(await db.prisma.traceEvent.count({ where: { requestId: begun.requestId } })).toBe(4);
+  });
+});

@@ -10,7 +10,7 @@ import type { AgentPrincipal, OperatorPrincipal } from "../domain/principal.ts";
 import { cancelPendingApprovalsOf } from "./approvals/cancel-pending-approvals.ts";
 import { lockChain, lockChains, lockPendingApprovals, lockTasks } from "./locks.ts";
 import { type Actor } from "./audit.ts";
-import { findRequest, findTask, mayActOnRequest } from "./authority.ts";
+import { findRequest, findTask, keyAtOrAbove, mayActOnRequest } from "./authority.ts";
 import { mergeChanges, noChanges, refreshTaskStatuses, type Changes } from "./cascade.ts";
 import type { ServiceDeps, Tx } from "./deps.ts";
 import { isUniqueViolation, publishChanges, transact, withRetries } from "./transaction.ts";
@@ -350,21 +350,47 @@ const INTERACTION_TYPES = new Set(["invocation", "response", "message", "error"]
 
 /** Appends trace events to a request's task, in one statement. */
 export async function traceRequest(deps: ServiceDeps, agent: AgentPrincipal, requestId: string, events: TraceEventInput[]) {
+  return (await traceInOneStatement(deps, agent, requestId, events)) ?? traceInSteps(deps, agent, requestId, events);
+}
+
+/** A batch of events as four arrays, one element per event, for unnest. */
+function traceColumns(events: TraceEventInput[]) {
+  return {
+    categories: events.map((event) => (INTERACTION_TYPES.has(event.type) ? "INTERACTION" : "EXECUTION")),
+    types: events.map((event) => event.type),
+    names: events.map((event) => event.name ?? null),
+    data: events.map((event) => (event.data === undefined ? null : JSON.stringify(event.data))),
+  };
+}
+
+/**
+ * The common case in one statement: the request is found and the key's
+ * authority over it checked by lineage (the key began it or a request above
+ * it) in the same INSERT ... SELECT that writes the events, sent as four arrays
+ * whatever the batch's size (one plan, four parameters). Null when no row was
+ * written: an unknown request, or a key trusted by name, which the general path
+ * decides.
+ */
+async function traceInOneStatement(deps: ServiceDeps, agent: AgentPrincipal, requestId: string, events: TraceEventInput[]): Promise<{ accepted: number } | null> {
+  const columns = traceColumns(events);
+  const written = await deps.prisma.$executeRaw`
+    INSERT INTO "TraceEvent" ("workspaceId", "sessionId", "taskId", "requestId", category, type, name, data, "createdAt")
+    SELECT r."workspaceId", r."sessionId", r."taskId", r.id, e.category::"TraceCategory", e.type, e.name, e.data::json, ${deps.now()}
+    FROM "Request" r
+    CROSS JOIN unnest(${columns.categories}::text[], ${columns.types}::text[], ${columns.names}::text[], ${columns.data}::text[]) AS e(category, type, name, data)
+    WHERE r.id = ${requestId} AND r."workspaceId" = ${agent.workspaceId} AND ${keyAtOrAbove("Request", "r", agent.agentKeyId)}`;
+  return written > 0 ? { accepted: written } : null;
+}
+
+/** The general path: the request and the key's authority read first (trust by name included), then the events written. */
+async function traceInSteps(deps: ServiceDeps, agent: AgentPrincipal, requestId: string, events: TraceEventInput[]) {
   const request = await findRequest(deps.prisma, agent.workspaceId, requestId, agent);
   if (!request) throw notFound("request", requestId);
-  // One multi-row INSERT: ingest is a hot path, and Prisma's createMany
-  // compiles a new plan for every batch size.
-  const now = deps.now();
-  const params: unknown[] = [agent.workspaceId, request.sessionId, request.taskId, requestId, now];
-  const rows = events.map((event) => {
-    const at = params.length;
-    params.push(INTERACTION_TYPES.has(event.type) ? "INTERACTION" : "EXECUTION", event.type, event.name ?? null, event.data === undefined ? null : JSON.stringify(event.data));
-    return `($1, $2, $3, $4, $${at + 1}::"TraceCategory", $${at + 2}, $${at + 3}, $${at + 4}::json, $5)`;
-  });
-  const count = await deps.prisma.$executeRawUnsafe(
-    `INSERT INTO "TraceEvent" ("workspaceId", "sessionId", "taskId", "requestId", category, type, name, data, "createdAt") VALUES ${rows.join(", ")}`,
-    ...params,
-  );
+  const columns = traceColumns(events);
+  const count = await deps.prisma.$executeRaw`
+    INSERT INTO "TraceEvent" ("workspaceId", "sessionId", "taskId", "requestId", category, type, name, data, "createdAt")
+    SELECT ${agent.workspaceId}, ${request.sessionId}, ${request.taskId}, ${requestId}, e.category::"TraceCategory", e.type, e.name, e.data::json, ${deps.now()}
+    FROM unnest(${columns.categories}::text[], ${columns.types}::text[], ${columns.names}::text[], ${columns.data}::text[]) AS e(category, type, name, data)`;
   return { accepted: count };
 }
 
