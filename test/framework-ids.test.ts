@@ -216,6 +216,9 @@ describe("framework ids", () => {
     const nested = await ask({ kind: "form", form: { type: "object", properties: { address: { type: "object" } } } });
     expect(nested.status).toBe(400);
     expect(nested.body.error.message).toContain("form.properties.address.type");
+    const huge = await ask({ kind: "form", form: { type: "object", properties: { a: { type: "string", description: "x".repeat(70 * 1024) } } } });
+    expect(huge.status).toBe(400);
+    expect(JSON.stringify(huge.body.error)).toContain("must be at most 64 KB as JSON");
     const stray = await ask({ form: { type: "object", properties: { a: { type: "string" } } } });
     expect(stray.status).toBe(400);
     expect(stray.body.error.message).toContain('form is only for kind "form"');
