@@ -55,8 +55,22 @@ async function balancer(targets: () => string[]): Promise<{ url: string; close()
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        // Clients' kept-alive connections and sockets would hold close() open.
+        server.closeAllConnections();
+      }),
   };
+}
+
+/** Fails with `what` when `work` takes longer than `ms`, instead of leaving the test to time out saying nothing. */
+function within<T>(ms: number, what: string, work: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 /** Retries what a load balancer's client retries: a call that never reached a node. */
@@ -162,9 +176,12 @@ describe.skipIf(!redisInstalled)("restarts under way", () => {
         await begun.complete({ ok: true });
       }
     });
-    const agentsDone = Promise.all(agentLoops.map((loop) => loop.catch(stopOnFailure)));
+    // The operator decides until every agent has stopped: an agent still asking
+    // when the run is told to stop gets its decision too.
+    let agentsStopped = false;
+    const agentsDone = Promise.all(agentLoops.map((loop) => loop.catch(stopOnFailure))).finally(() => (agentsStopped = true));
     const deciderLoop = (async () => {
-      while (running || (await untilReached(() => operator.approval.list.query({ status: "PENDING" }))).total > 0) {
+      while (!agentsStopped) {
         const pending = await untilReached(() => operator.approval.list.query({ status: "PENDING", limit: 50 }));
         for (const approval of pending.items) {
           // A retry after the answer was lost to a restart gets the same decision back, never a second one.
@@ -185,14 +202,14 @@ describe.skipIf(!redisInstalled)("restarts under way", () => {
     for (const node of nodes) {
       // SIGTERM: the node drains (stops accepting, finishes what it holds, tells sockets to go elsewhere) and exits.
       const before = roundTripsSoFar();
-      expect(await node.kill("SIGTERM")).toBe(0);
+      expect(await within(30_000, "a node's exit after SIGTERM (it drains for 3 s)", node.kill("SIGTERM"))).toBe(0);
       await progressedBy(before + 5);
-      await node.start();
+      await within(60_000, "a node's start", node.start());
       await progressedBy(roundTripsSoFar() + 5);
     }
     running = false;
-    await agentsDone;
-    await deciderLoop;
+    await within(60_000, "the agents' last round trips", agentsDone);
+    await within(10_000, "the operator's last decisions", deciderLoop);
     for (const sdk of agents) sdk.close();
 
     // Every approval asked was decided once, run once, and its request completed.
