@@ -353,32 +353,33 @@ export async function traceRequest(deps: ServiceDeps, agent: AgentPrincipal, req
   return (await traceInOneStatement(deps, agent, requestId, events)) ?? traceInSteps(deps, agent, requestId, events);
 }
 
-/** A batch of events as four arrays, one element per event, for unnest. */
-function traceColumns(events: TraceEventInput[]) {
-  return {
-    categories: events.map((event) => (INTERACTION_TYPES.has(event.type) ? "INTERACTION" : "EXECUTION")),
-    types: events.map((event) => event.type),
-    names: events.map((event) => event.name ?? null),
-    data: events.map((event) => (event.data === undefined ? null : JSON.stringify(event.data))),
-  };
-}
-
 /**
- * The common case in one statement: the request is found and the key's
- * authority over it checked by lineage (the key began it or a request above
- * it) in the same INSERT ... SELECT that writes the events, sent as four arrays
- * whatever the batch's size (one plan, four parameters). Null when no row was
- * written: an unknown request, or a key trusted by name, which the general path
- * decides.
+ * Writes the events of one request, sent as four arrays through unnest
+ * whatever the batch's size (one plan, four parameters), with the request's
+ * ids read in the same statement; `authority` is the condition on the request
+ * row `r` the writing key must meet. Returns the rows written.
  */
-async function traceInOneStatement(deps: ServiceDeps, agent: AgentPrincipal, requestId: string, events: TraceEventInput[]): Promise<{ accepted: number } | null> {
-  const columns = traceColumns(events);
-  const written = await deps.prisma.$executeRaw`
+function insertTraceEvents(deps: ServiceDeps, workspaceId: string, requestId: string, events: TraceEventInput[], authority: Prisma.Sql): Promise<number> {
+  const categories = events.map((event) => (INTERACTION_TYPES.has(event.type) ? "INTERACTION" : "EXECUTION"));
+  const types = events.map((event) => event.type);
+  const names = events.map((event) => event.name ?? null);
+  const data = events.map((event) => (event.data === undefined ? null : JSON.stringify(event.data)));
+  return deps.prisma.$executeRaw`
     INSERT INTO "TraceEvent" ("workspaceId", "sessionId", "taskId", "requestId", category, type, name, data, "createdAt")
     SELECT r."workspaceId", r."sessionId", r."taskId", r.id, e.category::"TraceCategory", e.type, e.name, e.data::json, ${deps.now()}
     FROM "Request" r
-    CROSS JOIN unnest(${columns.categories}::text[], ${columns.types}::text[], ${columns.names}::text[], ${columns.data}::text[]) AS e(category, type, name, data)
-    WHERE r.id = ${requestId} AND r."workspaceId" = ${agent.workspaceId} AND ${keyAtOrAbove("Request", "r", agent.agentKeyId)}`;
+    CROSS JOIN unnest(${categories}::text[], ${types}::text[], ${names}::text[], ${data}::text[]) AS e(category, type, name, data)
+    WHERE r.id = ${requestId} AND r."workspaceId" = ${workspaceId} AND ${authority}`;
+}
+
+/**
+ * The common case in one statement: the key's authority over the request is
+ * checked by lineage (the key began it or a request above it) in the INSERT
+ * that writes the events. Null when no row was written: an unknown request, or
+ * a key trusted by name, which the general path decides.
+ */
+async function traceInOneStatement(deps: ServiceDeps, agent: AgentPrincipal, requestId: string, events: TraceEventInput[]): Promise<{ accepted: number } | null> {
+  const written = await insertTraceEvents(deps, agent.workspaceId, requestId, events, keyAtOrAbove("Request", "r", agent.agentKeyId));
   return written > 0 ? { accepted: written } : null;
 }
 
@@ -386,12 +387,7 @@ async function traceInOneStatement(deps: ServiceDeps, agent: AgentPrincipal, req
 async function traceInSteps(deps: ServiceDeps, agent: AgentPrincipal, requestId: string, events: TraceEventInput[]) {
   const request = await findRequest(deps.prisma, agent.workspaceId, requestId, agent);
   if (!request) throw notFound("request", requestId);
-  const columns = traceColumns(events);
-  const count = await deps.prisma.$executeRaw`
-    INSERT INTO "TraceEvent" ("workspaceId", "sessionId", "taskId", "requestId", category, type, name, data, "createdAt")
-    SELECT ${agent.workspaceId}, ${request.sessionId}, ${request.taskId}, ${requestId}, e.category::"TraceCategory", e.type, e.name, e.data::json, ${deps.now()}
-    FROM unnest(${columns.categories}::text[], ${columns.types}::text[], ${columns.names}::text[], ${columns.data}::text[]) AS e(category, type, name, data)`;
-  return { accepted: count };
+  return { accepted: await insertTraceEvents(deps, agent.workspaceId, requestId, events, Prisma.sql`true`) };
 }
 
 /**
