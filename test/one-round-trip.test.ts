@@ -180,6 +180,69 @@ describe("a task's status, derived by tollgate_refresh_task_statuses (invariant 
   });
 });
 
+describe("approval.decide in two statements", () => {
+  it("one statement locks what the ending needs, one writes it: the decision, the chain un-paused, the delivery, the trace and the audit entry", async () => {
+    const agent = agentCaller(app.deps);
+    const operator = await operatorCaller(app.deps);
+    const { sessionId } = await agent.session.open({ title: "two statements" });
+    const root = await agent.request.begin({ sessionId, agent: "orchestrator" });
+    const leaf = await agent.request.begin({ sessionId, agent: "mailer", parentRequestId: root.requestId, resumeUrl: "https://hooks.example.com/resume" });
+    const { approvalId } = await agent.approval.request({ requestId: leaf.requestId, tool: "send_email", args: { to: "a@example.com", body: "hi" } });
+    expect([await status(root.requestId), await status(leaf.requestId), await status(root.taskId)]).toEqual(["PAUSED", "PAUSED", "PAUSED"]);
+    await operator.approval.list({});
+
+    const { result, statements } = await db.countStatements(() => operator.approval.decide({ approvalId, action: "edit", args: { body: "hello", to: "a@example.com" } }));
+    expect(result).toMatchObject({ approvalId, status: "APPROVED", decision: { action: "edit", args: { body: "hello", to: "a@example.com" } } });
+    // The operator's session is checked in one statement; the decision is two.
+    expect(statements).toBe(3);
+
+    const approval = await db.prisma.approval.findUniqueOrThrow({ where: { id: approvalId } });
+    expect(approval).toMatchObject({ status: "APPROVED", decisionAction: "edit", deciderKind: "operator", decidedBy: "admin@example.com" });
+    expect(Object.keys(approval.approvedArgs as object)).toEqual(["body", "to"]);
+    expect(approval.receipt).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(await db.prisma.request.findMany({ where: { id: { in: [root.requestId, leaf.requestId] } }, select: { status: true, pendingApprovals: true } })).toEqual([
+      { status: "RUNNING", pendingApprovals: 0 },
+      { status: "RUNNING", pendingApprovals: 0 },
+    ]);
+    expect([await status(root.taskId), await status(leaf.taskId)]).toEqual(["RUNNING", "RUNNING"]);
+    expect(await db.prisma.decisionDelivery.findMany({ where: { approvalId }, select: { url: true, status: true } })).toEqual([{ url: "https://hooks.example.com/resume", status: "PENDING" }]);
+    const trace = await db.prisma.traceEvent.findFirstOrThrow({ where: { requestId: leaf.requestId, type: "approval.decided" } });
+    expect(trace.data).toEqual({ approvalId, status: "APPROVED", action: "edit", decidedBy: "admin@example.com" });
+    const entry = await db.prisma.auditEntry.findFirstOrThrow({ where: { subjectId: approvalId, action: "approval.decided" } });
+    expect(entry.data).toMatchObject({ status: "APPROVED", action: "edit", args: { to: "a@example.com", body: "hello" } });
+    expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
+  });
+
+  it("the ending's conditional write is write-once in the SQL itself: a second ending of the same approval writes nothing", async () => {
+    const agent = agentCaller(app.deps);
+    const { sessionId } = await agent.session.open({ title: "write-once" });
+    const begun = await agent.request.begin({ sessionId, agent: "mailer" });
+    const { approvalId } = await agent.approval.request({ requestId: begun.requestId, tool: "send_email", args: {} });
+    const ending = (decidedBy: string) =>
+      JSON.stringify({ status: "APPROVED", decisionAction: "approve", decisionMessage: null, approvedArgs: {}, decidedBy, decidedById: null, deciderKind: "operator", receipt: null });
+    const audit = (seq: number) =>
+      JSON.stringify({ workspaceId: app.workspaceId, seq, actorType: "system", actorId: "t", actorLabel: "t", action: "approval.decided", subjectType: "approval", subjectId: approvalId, data: null, prevHash: "p", hash: `h${seq}`, macVersion: 1, createdAt: new Date() });
+    const finish = (decidedBy: string, seq: number) =>
+      db.prisma.$queryRaw<{ kind: string; id: string; status: string | null }[]>`
+        SELECT kind, id, status FROM tollgate_finish_approval(${approvalId}, ${ending(decidedBy)}::json, NULL, '{}'::json, ${audit(seq)}::json, ${new Date()}::timestamp(3))`;
+    const head = await db.prisma.auditEntry.count({ where: { workspaceId: app.workspaceId } });
+
+    // Called one after the other without the locks, as two racing endings would be if the locks failed.
+    const first = await finish("first", head + 1);
+    const second = await finish("second", head + 2);
+    expect(first).toEqual([
+      { kind: "approval", id: approvalId, status: null },
+      { kind: "request", id: begun.requestId, status: "RUNNING" },
+      { kind: "task", id: begun.taskId, status: "RUNNING" },
+    ]);
+    expect(second).toEqual([]);
+    expect(await db.prisma.approval.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({ status: "APPROVED", decidedBy: "first" });
+    expect(await db.prisma.request.findUniqueOrThrow({ where: { id: begun.requestId } })).toMatchObject({ status: "RUNNING", pendingApprovals: 0 });
+    expect(await db.prisma.traceEvent.count({ where: { requestId: begun.requestId, type: "approval.decided" } })).toBe(1);
+    expect(await db.prisma.auditEntry.count({ where: { subjectId: approvalId } })).toBe(1);
+  });
+});
+
 describe("the audit chain's head, locked and read in one statement", () => {
   it.skipIf(TEST_TARGET !== "postgres")("appends racing in one workspace each chain to the one before: numbered without gaps, and the chain verifies", async () => {
     const actor = { type: "system" as const, id: "test", label: "test" };

@@ -14,6 +14,39 @@ export interface Actor {
   label: string;
 }
 
+/** The newest entry of a workspace's chain, read behind its audit lock. */
+export interface AuditHead {
+  seq: number;
+  hash: string;
+}
+
+/** An entry as written: its content, its link to the one before, and its MAC. */
+export interface AuditRow {
+  workspaceId: string;
+  seq: number;
+  actorType: string;
+  actorId: string;
+  actorLabel: string;
+  action: string;
+  subjectType: string;
+  subjectId: string;
+  data: unknown;
+  createdAt: Date;
+  prevHash: string;
+  hash: string;
+  macVersion: number;
+}
+
+/**
+ * Takes the workspace's audit lock (lock order step 4), then reads the chain's
+ * head, in one statement (migration 20261124100000_engine_functions). The lock
+ * is held until the transaction ends.
+ */
+export async function lockAuditHead(tx: Tx, workspaceId: string): Promise<AuditHead | null> {
+  const [head] = await tx.$queryRaw<AuditHead[]>`SELECT * FROM tollgate_lock_audit_head(${workspaceId})`;
+  return head ?? null;
+}
+
 export const SYSTEM_ACTOR: Actor = { type: "system", id: "system", label: "tollgate" };
 
 export interface AuditInput {
@@ -45,11 +78,22 @@ export class AuditLog {
   /** Appends several entries in order, chained to each other, in one insert. Returns their seqs. */
   async appendMany(tx: Tx, workspaceId: string, inputs: AuditInput[], now: Date): Promise<number[]> {
     if (inputs.length === 0) return [];
-    // The workspace's append lock, then its newest entry (migration 20261124100000_engine_functions).
-    const [last] = await tx.$queryRaw<{ seq: number; hash: string }[]>`SELECT * FROM tollgate_lock_audit_head(${workspaceId})`;
-    let seq = last?.seq ?? 0;
-    let prevHash = last?.hash ?? GENESIS_HASH;
-    const rows = inputs.map((input) => {
+    const rows = this.chainAfter(await lockAuditHead(tx, workspaceId), workspaceId, inputs, now);
+    await tx.auditEntry.createMany({
+      data: rows.map((row) => ({ ...row, data: row.data === null ? Prisma.JsonNull : (row.data as Prisma.InputJsonValue) })),
+    });
+    return rows.map((row) => row.seq);
+  }
+
+  /**
+   * The entries that follow `head` (null: the chain is empty), each MACed and
+   * linked to the one before. The caller holds the workspace's audit lock
+   * (lockAuditHead) until it has written them.
+   */
+  chainAfter(head: AuditHead | null, workspaceId: string, inputs: AuditInput[], now: Date): AuditRow[] {
+    let seq = head?.seq ?? 0;
+    let prevHash = head?.hash ?? GENESIS_HASH;
+    return inputs.map((input) => {
       seq += 1;
       const content = {
         workspaceId,
@@ -64,18 +108,10 @@ export class AuditLog {
         createdAt: now,
       };
       const hash = auditMac(this.#key, prevHash, content);
-      const row = {
-        ...content,
-        data: content.data === null ? Prisma.JsonNull : (content.data as Prisma.InputJsonValue),
-        prevHash,
-        hash,
-        macVersion: CURRENT_MAC_VERSION,
-      };
+      const row = { ...content, prevHash, hash, macVersion: CURRENT_MAC_VERSION };
       prevHash = hash;
       return row;
     });
-    await tx.auditEntry.createMany({ data: rows });
-    return rows.map((row) => row.seq);
   }
 
   /** Checks the chain's links and MACs, then the chain against the last sealed digest, if any. */

@@ -48,42 +48,18 @@ export function adjustPendingAlongChain(tx: Tx, requestId: string, delta: number
 }
 
 /**
- * The same for many requests at once, in one statement: deltas that meet on a
- * shared ancestor are summed, so each row is updated once. The caller has
- * locked the chains (lockChain or lockChains in locks.ts).
+ * The same for many requests at once, in one statement
+ * (tollgate_adjust_pending, migration 20261124150000_approval_functions):
+ * deltas that meet on a shared ancestor are summed, so each row is updated
+ * once. The caller has locked the chains (lockChain or lockChains in locks.ts).
  */
 export async function adjustPendingAlongChains(tx: Tx, adjustments: { requestId: string; delta: number }[]): Promise<RequestChange[]> {
   if (adjustments.length === 0) return [];
   const ids = adjustments.map((adjustment) => adjustment.requestId);
   const deltas = adjustments.map((adjustment) => adjustment.delta);
-  // The caller holds these chains' locks (locks.ts), so the row read as `old`
-  // is the row being updated: its status is the one before this change.
-  const rows = await tx.$queryRaw<{ id: string; taskId: string; sessionId: string; workspaceId: string; status: RunStatus; oldStatus: RunStatus }[]>`
-    WITH RECURSIVE seed AS (
-      SELECT * FROM unnest(${ids}::text[], ${deltas}::int[]) AS s(id, delta)
-    ), chain AS (
-      SELECT r.id, r."parentRequestId", seed.delta, 1 AS depth FROM "Request" r JOIN seed ON r.id = seed.id
-      UNION ALL
-      SELECT r.id, r."parentRequestId", chain.delta, chain.depth + 1
-      FROM "Request" r JOIN chain ON r.id = chain."parentRequestId"
-      WHERE chain.depth < 1000
-    ), totals AS (
-      SELECT id, SUM(delta)::int AS delta FROM chain GROUP BY id
-    )
-    UPDATE "Request" r
-    SET "pendingApprovals" = GREATEST(r."pendingApprovals" + totals.delta, 0),
-        status = CASE
-          WHEN r.status IN ('RUNNING', 'PAUSED') AND r."pendingApprovals" + totals.delta > 0 THEN 'PAUSED'::"RunStatus"
-          WHEN r.status IN ('RUNNING', 'PAUSED') THEN 'RUNNING'::"RunStatus"
-          ELSE r.status
-        END,
-        "updatedAt" = now()
-    FROM totals JOIN "Request" old ON old.id = totals.id
-    WHERE r.id = totals.id
-    RETURNING r.id, r."taskId", r."sessionId", r."workspaceId", r.status, old.status AS "oldStatus"`;
-  return rows
-    .filter((row) => row.status !== row.oldStatus)
-    .map((row) => ({ workspaceId: row.workspaceId, requestId: row.id, taskId: row.taskId, sessionId: row.sessionId, status: row.status }));
+  const rows = await tx.$queryRaw<{ request_id: string; task_id: string; session_id: string; workspace_id: string; status: RunStatus }[]>`
+    SELECT * FROM tollgate_adjust_pending(${ids}::text[], ${deltas}::int[], ${new Date()}::timestamp(3))`;
+  return rows.map((row) => ({ workspaceId: row.workspace_id, requestId: row.request_id, taskId: row.task_id, sessionId: row.session_id, status: row.status }));
 }
 
 /**

@@ -30,19 +30,14 @@ import type { Tx } from "./deps.ts";
 
 /**
  * Locks the call chains of these requests (each request and its ancestors)
- * in id order, in one statement. Unknown ids lock nothing.
+ * in id order, in one statement (tollgate_lock_chains, migration
+ * 20261124150000_approval_functions). Unknown ids lock nothing.
  */
 export async function lockChains(tx: Tx, requestIds: string[]): Promise<{ id: string; taskId: string; resumeUrl: string | null }[]> {
   if (requestIds.length === 0) return [];
-  return tx.$queryRaw<{ id: string; taskId: string; resumeUrl: string | null }[]>`
-    WITH RECURSIVE chain AS (
-      SELECT id, "parentRequestId", 1 AS depth FROM "Request" WHERE id = ANY(${requestIds}::text[])
-      UNION
-      SELECT r.id, r."parentRequestId", chain.depth + 1
-      FROM "Request" r JOIN chain ON r.id = chain."parentRequestId"
-      WHERE chain.depth < 1000
-    )
-    SELECT r.id, r."taskId", r."resumeUrl" FROM "Request" r WHERE r.id IN (SELECT id FROM chain) ORDER BY r.id FOR NO KEY UPDATE OF r`;
+  const rows = await tx.$queryRaw<{ request_id: string; task_id: string; resume_url: string | null }[]>`
+    SELECT * FROM tollgate_lock_chains(${requestIds}::text[])`;
+  return rows.map((row) => ({ id: row.request_id, taskId: row.task_id, resumeUrl: row.resume_url }));
 }
 
 /** Locks the pending approvals of these requests in id order (lock order step 2); returns their ids. */

@@ -20,8 +20,7 @@ import { noChanges, type Changes } from "../cascade.ts";
 import type { ServiceDeps, Tx } from "../deps.ts";
 import { publishChanges, transact } from "../transaction.ts";
 import { decisionPayload, storedDecisionOf } from "./approval-views.ts";
-import { lockChains } from "../locks.ts";
-import { finishApproval, type ApprovalWithAgent, type Ending } from "./finish-approval.ts";
+import { finishApproval, lockApprovalEnding, finishLockedApproval, type ApprovalWithAgent, type Ending } from "./finish-approval.ts";
 import { assertMayRemember, rememberDecision, type RememberInput } from "./remember-decision.ts";
 
 export interface DecideInput extends DecisionInput {
@@ -59,8 +58,10 @@ export async function decideApproval(deps: ServiceDeps, operator: OperatorPrinci
   const now = deps.now();
   const actor: Actor = { type: "operator", id: operator.operatorId, label: operator.email };
   const outcome = await transact(deps, async (tx): Promise<DecisionOutcome> => {
-    const approval = await tx.approval.findFirst({ where: { id: input.approvalId, workspaceId: operator.workspaceId }, include: { task: { select: { agent: true } } } });
-    if (!approval) throw notFound("approval", input.approvalId);
+    // Every lock the ending takes, and the approval as it is behind them, in one statement.
+    const locked = await lockApprovalEnding(tx, operator.workspaceId, input.approvalId);
+    if (!locked) throw notFound("approval", input.approvalId);
+    const { approval } = locked;
     if (approval.status === "PENDING") {
       if (!hasRole(operator.role, approval.requiredRole)) {
         throw new DomainError("FORBIDDEN", `approval ${approval.id} must be decided by an ${approval.requiredRole}; ${operator.email} is ${operator.role}`);
@@ -72,10 +73,10 @@ export async function decideApproval(deps: ServiceDeps, operator: OperatorPrinci
       const decided =
         approval.requiredApprovals > 1
           ? await castVote(deps, tx, approval, operator, input, actor, now)
-          : await finishApproval(
+          : await finishLockedApproval(
               deps,
               tx,
-              approval,
+              locked,
               { status: statusForDecision(input.action), action: input.action, args: input.args, message: input.message, decidedBy: operator.email, decidedById: operator.operatorId, deciderKind: "operator" },
               actor,
               now,
@@ -85,13 +86,13 @@ export async function decideApproval(deps: ServiceDeps, operator: OperatorPrinci
         return { ...decided, remembered: await rememberDecision(deps, tx, operator, approval, input.remember, now) };
       }
     }
-    // Already ended (or another decision won just now): read what was stored.
-    const current = await tx.approval.findUniqueOrThrow({ where: { id: approval.id } });
-    const stored = storedDecisionOf(current);
-    if (stored && current.status !== "EXPIRED" && isSameDecision(stored, input)) {
+    // Already ended (read behind its lock, so no other decision can land now): the same decision again gets what was stored.
+    const stored = storedDecisionOf(approval);
+    if (stored && approval.status !== "EXPIRED" && isSameDecision(stored, input)) {
+      const { task: _task, ...current } = approval;
       return { approval: current, changes: noChanges(), votes: current.requiredApprovals > 1 ? await votesOf(tx, current.id) : undefined };
     }
-    throw conflictingDecisionError(current.id, current.status, stored);
+    throw conflictingDecisionError(approval.id, approval.status, stored);
   });
   publishChanges(deps, outcome.changes);
   const { approval, votes, remembered } = outcome;
@@ -112,7 +113,8 @@ async function votesOf(tx: Tx, approvalId: string): Promise<Vote[]> {
 
 /**
  * One operator's vote on an approval that needs several. Votes are serialised
- * by a lock on the approval, so each sees the ones before it: the vote that
+ * by the approval's lock, which the caller holds (lockApprovalEnding), so each
+ * sees the ones before it: the vote that
  * makes the quorum ends the approval APPROVED; any rejection ends it REJECTED
  * at once; an approver voting again changes nothing. Returns null when the
  * approval already ended.
@@ -126,9 +128,6 @@ async function castVote(
   actor: Actor,
   now: Date,
 ): Promise<DecisionOutcome | null> {
-  await lockChains(tx, [approval.requestId]);
-  const [locked] = await tx.$queryRaw<{ status: ApprovalStatus }[]>`SELECT status FROM "Approval" WHERE id = ${approval.id} FOR NO KEY UPDATE`;
-  if (locked?.status !== "PENDING") return null;
   const key = { approvalId_operatorId: { approvalId: approval.id, operatorId: operator.operatorId } };
   const vote = { action: input.action, message: input.message ?? null, decidedBy: operator.email, createdAt: now };
   if (input.action !== "approve") {

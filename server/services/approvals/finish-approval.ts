@@ -3,10 +3,9 @@
 import { Prisma } from "../../db/generated/client.ts";
 import type { Approval } from "../../db/generated/client.ts";
 import { newId } from "../../domain/ids.ts";
-import type { DecisionAction } from "../../domain/lifecycle.ts";
-import { type Actor } from "../audit.ts";
-import { adjustPendingAlongChain, refreshTaskStatuses, type Changes } from "../cascade.ts";
-import { lockChains } from "../locks.ts";
+import type { DecisionAction, RunStatus } from "../../domain/lifecycle.ts";
+import { type Actor, type AuditHead } from "../audit.ts";
+import type { Changes } from "../cascade.ts";
 import type { ServiceDeps, Tx } from "../deps.ts";
 import type { ReceiptSubject } from "../receipts.ts";
 
@@ -51,6 +50,47 @@ export interface Ending {
 
 export type ApprovalWithAgent = Approval & { task: { agent: string } };
 
+/** An approval behind the locks its ending needs (lockApprovalEnding). */
+export interface LockedApproval {
+  approval: ApprovalWithAgent;
+  /** The request's webhook address, if it has one. */
+  resumeUrl: string | null;
+  /** The workspace's audit chain head, read behind the audit lock; absent when the approval had already ended. */
+  auditHead?: AuditHead | null;
+}
+
+type LockedRow = Approval & { allowedActionsText: string[]; agent: string; resumeUrl: string | null; headSeq: number | null; headHash: string | null; headLocked: boolean | null };
+
+/**
+ * One statement that takes every lock an ending needs, in the lock order
+ * (locks.ts): the request's call chain, the approval, the chain's tasks
+ * (tollgate_lock_approval_ending, migration 20261124150000_approval_functions),
+ * then, while the approval is pending, the workspace's audit lock with the
+ * chain's head. Returns the approval as it is behind its lock; null when the
+ * workspace has no such approval.
+ */
+export async function lockApprovalEnding(tx: Tx, workspaceId: string, approvalId: string): Promise<LockedApproval | null> {
+  // An enum array comes back from a raw query as its text form, so allowedActions is read again as text[].
+  const [row] = await tx.$queryRaw<LockedRow[]>`
+    SELECT a.*, a."allowedActions"::text[] AS "allowedActionsText", t.agent, r."resumeUrl",
+           h.seq AS "headSeq", h.hash AS "headHash", h.locked AS "headLocked"
+    FROM tollgate_lock_approval_ending(${workspaceId}, ${approvalId}) a
+    JOIN "Task" t ON t.id = a."taskId"
+    JOIN "Request" r ON r.id = a."requestId"
+    LEFT JOIN LATERAL (
+      SELECT head.seq, head.hash, true AS locked FROM (SELECT 1) one
+      LEFT JOIN tollgate_lock_audit_head(a."workspaceId") head ON true
+      WHERE a.status = 'PENDING'
+    ) h ON true`;
+  if (!row) return null;
+  const { allowedActionsText, agent, resumeUrl, headSeq, headHash, headLocked, ...approval } = row;
+  return {
+    approval: { ...approval, allowedActions: allowedActionsText as Approval["allowedActions"], task: { agent } },
+    resumeUrl,
+    ...(headLocked ? { auditHead: headSeq === null ? null : { seq: headSeq, hash: headHash! } } : {}),
+  };
+}
+
 /**
  * The conditional write that ends a pending approval by decision or timeout,
  * with everything that must change with it: the receipt, the chain's counts,
@@ -60,63 +100,78 @@ export type ApprovalWithAgent = Approval & { task: { agent: string } };
 export async function finishApproval(
   deps: ServiceDeps,
   tx: Tx,
-  approval: ApprovalWithAgent,
+  approval: Pick<Approval, "id" | "workspaceId">,
   ending: Ending,
   actor: Actor,
   now: Date,
 ): Promise<{ approval: Approval; changes: Changes } | null> {
-  const { task, ...row } = approval;
+  const locked = await lockApprovalEnding(tx, approval.workspaceId, approval.id);
+  return locked && finishLockedApproval(deps, tx, locked, ending, actor, now);
+}
+
+/**
+ * finishApproval for an approval already behind its locks: one statement
+ * (tollgate_finish_approval) writes the ending, the counts along the chain,
+ * the task statuses, the delivery, the trace and the audit entry.
+ */
+export async function finishLockedApproval(
+  deps: ServiceDeps,
+  tx: Tx,
+  locked: LockedApproval,
+  ending: Ending,
+  actor: Actor,
+  now: Date,
+): Promise<{ approval: Approval; changes: Changes } | null> {
+  if (locked.approval.status !== "PENDING" || locked.auditHead === undefined) return null;
+  const { task, ...row } = locked.approval;
   const approvedArgs = (ending.action === "edit" ? ending.args : ending.action === "approve" ? row.proposedArgs : null) as Approval["approvedArgs"];
   const written = {
     status: ending.status,
     decisionAction: ending.action,
     decisionMessage: ending.message ?? null,
-    approvedArgs,
+    approvedArgs: approvedArgs ?? null,
     decidedBy: ending.decidedBy,
     decidedById: ending.decidedById,
     deciderKind: ending.deciderKind,
     decidedAt: now,
     // An answer to a question or a form lets nothing run: only a tool call gets a receipt.
     receipt:
-      approvedArgs === null || row.kind !== "tool"
+      approvedArgs === null || approvedArgs === undefined || row.kind !== "tool"
         ? null
         : await signReceipt(deps, { ...row, agent: task.agent, approvedArgs, decidedBy: ending.decidedBy, decidedAt: now }),
   };
-  // The chain before the approval (lock order, locks.ts); then the conditional write decides who won.
-  const chain = await lockChains(tx, [row.requestId]);
-  const won = await tx.approval.updateMany({
-    where: { id: row.id, status: "PENDING" },
-    data: { ...written, approvedArgs: jsonColumn(written.approvedArgs) },
-  });
-  if (won.count === 0) return null;
-  const requestChanges = await adjustPendingAlongChain(tx, row.requestId, -1);
-  const changes: Changes = { requests: requestChanges, tasks: await refreshTaskStatuses(tx, requestChanges.map((c) => c.taskId)), approvals: [] };
-  // The request's webhook address came with its lock (a request's resumeUrl never changes).
-  const resumeUrl = chain.find((link) => link.id === row.requestId)?.resumeUrl;
-  if (resumeUrl) {
-    await tx.decisionDelivery.create({
-      data: { id: newId("dlv"), workspaceId: row.workspaceId, approvalId: row.id, url: resumeUrl, nextAttemptAt: now, createdAt: now },
-    });
-  }
-  await traceApproval(tx, row, "approval.decided", { approvalId: row.id, status: ending.status, action: ending.action, decidedBy: ending.decidedBy }, now);
-  await deps.audit.append(tx,
+  const [audit] = deps.audit.chainAfter(
+    locked.auditHead,
     row.workspaceId,
-    {
-      actor,
-      action: ending.deciderKind === "timeout" ? "approval.expired" : "approval.decided",
-      subjectType: "approval",
-      subjectId: row.id,
-      data: {
-        status: ending.status,
-        action: ending.action,
-        args: ending.action === "edit" ? ending.args : undefined,
-        message: ending.message ?? null,
-        tool: row.tool,
-        ...(row.policyId ? { policy: { id: row.policyId, name: row.policyName, version: row.policyVersion } } : {}),
+    [
+      {
+        actor,
+        action: ending.deciderKind === "timeout" ? "approval.expired" : "approval.decided",
+        subjectType: "approval",
+        subjectId: row.id,
+        data: {
+          status: ending.status,
+          action: ending.action,
+          args: ending.action === "edit" ? ending.args : undefined,
+          message: ending.message ?? null,
+          tool: row.tool,
+          ...(row.policyId ? { policy: { id: row.policyId, name: row.policyName, version: row.policyVersion } } : {}),
+        },
       },
-    },
+    ],
     now,
   );
+  const delivery = locked.resumeUrl ? { id: newId("dlv"), url: locked.resumeUrl } : null;
+  const trace = { approvalId: row.id, status: ending.status, action: ending.action, decidedBy: ending.decidedBy };
+  const rows = await tx.$queryRaw<{ kind: "approval" | "request" | "task"; id: string; task_id: string; session_id: string; workspace_id: string; status: RunStatus }[]>`
+    SELECT * FROM tollgate_finish_approval(${row.id}, ${JSON.stringify(written)}::json, ${delivery && JSON.stringify(delivery)}::json,
+      ${JSON.stringify(trace)}::json, ${JSON.stringify(audit)}::json, ${now}::timestamp(3))`;
+  if (rows[0]?.kind !== "approval") return null;
+  const changes: Changes = {
+    requests: rows.filter((change) => change.kind === "request").map((change) => ({ workspaceId: change.workspace_id, requestId: change.id, taskId: change.task_id, sessionId: change.session_id, status: change.status })),
+    tasks: rows.filter((change) => change.kind === "task").map((change) => ({ workspaceId: change.workspace_id, taskId: change.id, sessionId: change.session_id, status: change.status })),
+    approvals: [],
+  };
   // The row as the conditional update left it (it changed nothing else).
   const updated: Approval = { ...row, ...written };
   changes.approvals.push(updated);
