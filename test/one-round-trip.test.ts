@@ -180,6 +180,75 @@ describe("a task's status, derived by tollgate_refresh_task_statuses (invariant 
   });
 });
 
+describe("approval.request in two statements", () => {
+  it("a call put before a person: one statement locks the chain and reads the gate's facts, one writes the approval, pauses the chain and traces it", async () => {
+    const agent = agentCaller(app.deps);
+    const { sessionId } = await agent.session.open({ title: "two statements" });
+    await keyUseRecorded();
+    const root = await agent.request.begin({ sessionId, agent: "orchestrator" });
+    const leaf = await agent.request.begin({ sessionId, agent: "mailer", parentRequestId: root.requestId });
+    // The workspace's rules are read once into the cache; this call is what every later one costs.
+    await agent.approval.request({ requestId: leaf.requestId, tool: "warm_up", args: {} });
+
+    const { result, statements } = await db.countStatements(() => agent.approval.request({ requestId: leaf.requestId, tool: "send_email", args: { to: "a@example.com", body: "hi" }, reason: "weekly report" }));
+    expect(result).toMatchObject({ status: "PENDING" });
+    expect(statements).toBe(2);
+
+    const approval = await db.prisma.approval.findUniqueOrThrow({ where: { id: result.approvalId } });
+    expect(approval).toMatchObject({
+      status: "PENDING",
+      tool: "send_email",
+      reason: "weekly report",
+      requestId: leaf.requestId,
+      taskId: leaf.taskId,
+      sessionId,
+      allowedActions: ["approve", "reject", "edit", "respond"],
+      requiredRole: "OPERATOR",
+      requiredApprovals: 1,
+      decidedAt: null,
+      receipt: null,
+      kind: "tool",
+      form: null,
+      route: null,
+    });
+    expect(Object.keys(approval.proposedArgs as object)).toEqual(["to", "body"]);
+    // Absent JSON is SQL NULL, as Prisma writes it, not a JSON null.
+    const [nulls] = await db.prisma.$queryRaw<{ form: boolean; route: boolean; approved: boolean }[]>`
+      SELECT form IS NULL AS form, route IS NULL AS route, "approvedArgs" IS NULL AS approved FROM "Approval" WHERE id = ${result.approvalId}`;
+    expect(nulls).toEqual({ form: true, route: true, approved: true });
+    expect(await db.prisma.request.findMany({ where: { id: { in: [root.requestId, leaf.requestId] } }, select: { status: true, pendingApprovals: true }, orderBy: { createdAt: "asc" } })).toEqual([
+      { status: "PAUSED", pendingApprovals: 2 },
+      { status: "PAUSED", pendingApprovals: 2 },
+    ]);
+    expect([await status(root.taskId), await status(leaf.taskId)]).toEqual(["PAUSED", "PAUSED"]);
+    const trace = await db.prisma.traceEvent.findFirstOrThrow({ where: { requestId: leaf.requestId, type: "approval.requested", name: "send_email" } });
+    expect(trace).toMatchObject({ category: "EXECUTION", data: { approvalId: result.approvalId, args: { to: "a@example.com", body: "hi" }, policy: null } });
+  });
+
+  it("a call a rule approves is three: the audit entry chains to the head read behind the workspace's audit lock", async () => {
+    const admin = await operatorCaller(app.deps);
+    await admin.policy.create({ name: "lookups", match: { tool: "lookup_*" }, outcome: "approve" });
+    const agent = agentCaller(app.deps);
+    const { sessionId } = await agent.session.open({ title: "a rule decides" });
+    await keyUseRecorded();
+    const begun = await agent.request.begin({ sessionId, agent: "researcher" });
+    await agent.approval.request({ requestId: begun.requestId, tool: "lookup_warm", args: {} });
+
+    const { result, statements } = await db.countStatements(() => agent.approval.request({ requestId: begun.requestId, tool: "lookup_customer", args: { id: 7 } }));
+    expect(result).toMatchObject({ status: "APPROVED", decision: { action: "approve", decidedBy: "policy:lookups", decider: "policy" } });
+    expect(statements).toBe(3);
+
+    const approval = await db.prisma.approval.findUniqueOrThrow({ where: { id: result.approvalId } });
+    expect(approval).toMatchObject({ status: "APPROVED", deciderKind: "policy", approvedArgs: { id: 7 }, allowedActions: [], agentSeenAt: null });
+    expect(approval.receipt).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(await db.prisma.request.findUniqueOrThrow({ where: { id: begun.requestId } })).toMatchObject({ status: "RUNNING", pendingApprovals: 0 });
+    const traces = await db.prisma.traceEvent.findMany({ where: { requestId: begun.requestId, name: "lookup_customer" }, orderBy: { id: "asc" } });
+    expect(traces.map((trace) => trace.type)).toEqual(["approval.requested", "approval.decided"]);
+    expect(await db.prisma.auditEntry.findFirst({ where: { subjectId: result.approvalId } })).toMatchObject({ action: "approval.decided", actorType: "policy" });
+    expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
+  });
+});
+
 describe("approval.decide in two statements", () => {
   it("one statement locks what the ending needs, one writes it: the decision, the chain un-paused, the delivery, the trace and the audit entry", async () => {
     const agent = agentCaller(app.deps);

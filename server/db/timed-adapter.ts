@@ -6,6 +6,13 @@ import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlQueryable, Transacti
 
 export type StatementListener = (kind: "query" | "execute", seconds: number, inTransaction: boolean) => void;
 
+/**
+ * BEGIN, COMMIT and ROLLBACK reach executeRaw on some adapters (Prisma sends
+ * COMMIT itself over pg) and not on others (PGlite): they are left out
+ * everywhere, so what is reported is a use case's own statements.
+ */
+const TRANSACTION_CONTROL = /^\s*(BEGIN|COMMIT|ROLLBACK)\s*;?\s*$/i;
+
 function timed<T extends SqlQueryable>(queryable: T, listener: () => StatementListener | undefined, inTransaction: boolean): T {
   const queryRaw = queryable.queryRaw.bind(queryable);
   const executeRaw = queryable.executeRaw.bind(queryable);
@@ -20,7 +27,8 @@ function timed<T extends SqlQueryable>(queryable: T, listener: () => StatementLi
     }
   };
   queryable.queryRaw = (params) => clock("query", () => inStatementSpan("query", inTransaction, () => queryRaw(params)));
-  queryable.executeRaw = (params) => clock("execute", () => inStatementSpan("execute", inTransaction, () => executeRaw(params)));
+  queryable.executeRaw = (params) =>
+    TRANSACTION_CONTROL.test(params.sql) ? executeRaw(params) : clock("execute", () => inStatementSpan("execute", inTransaction, () => executeRaw(params)));
   return queryable;
 }
 

@@ -167,3 +167,102 @@ BEGIN
   FROM json_populate_record(NULL::"AuditEntry", p_audit) e;
 END
 $$;
+
+-- approval.request in two statements (three when a rule decides): this one
+-- locks the request's call chain (lock order step 1) and then, in a snapshot
+-- taken after the lock was granted, reads the request and everything the gate
+-- depends on: the task's agent, the session's metadata, the thread's config
+-- and the workspace's rules version, defaults and channels version. Whether
+-- the key began the request or a request above it comes with it; the server
+-- applies the authority rule (a key trusted by name acts on any request).
+-- Returns nothing when the workspace has no such request.
+CREATE FUNCTION tollgate_lock_request_for_approval(p_workspace_id text, p_request_id text, p_agent_key_id text)
+RETURNS TABLE (
+  id text,
+  session_id text,
+  task_id text,
+  status "RunStatus",
+  agent text,
+  key_at_or_above boolean,
+  metadata jsonb,
+  config jsonb,
+  policy_version integer,
+  default_timeout_ms integer,
+  default_on_timeout text,
+  default_route jsonb,
+  channel_version integer
+) LANGUAGE plpgsql AS $$
+BEGIN
+  -- Another workspace's request is neither locked nor read.
+  PERFORM 1 FROM "Request" r WHERE r.id = p_request_id AND r."workspaceId" = p_workspace_id;
+  IF NOT FOUND THEN
+    RETURN;
+  END IF;
+  PERFORM 1 FROM tollgate_lock_chains(ARRAY[p_request_id]);
+  RETURN QUERY
+  SELECT r.id, r."sessionId", r."taskId", r.status, t.agent,
+    EXISTS (
+      WITH RECURSIVE above AS (
+        SELECT r.id AS up_id, r."parentRequestId" AS parent, r."agentKeyId" AS key_id
+        UNION
+        SELECT up.id, up."parentRequestId", up."agentKeyId" FROM "Request" up JOIN above ON up.id = above.parent
+      ) SELECT 1 FROM above WHERE above.key_id = p_agent_key_id),
+    s.metadata, c.config, w."policyVersion", w."defaultTimeoutMs", w."defaultOnTimeout"::text, w."defaultRoute", w."channelVersion"
+  FROM "Request" r
+  JOIN "Task" t ON t.id = r."taskId"
+  JOIN "Session" s ON s.id = r."sessionId"
+  JOIN "Workspace" w ON w.id = r."workspaceId"
+  LEFT JOIN "ThreadConfig" c ON c."taskId" = r."taskId"
+  WHERE r.id = p_request_id;
+END
+$$;
+
+-- Writes a new approval with everything that comes with it, the caller
+-- holding the chain's lock (and, for one a rule decided, the audit lock):
+-- p_approval is the whole row as the server built it; p_traces the trace
+-- events' types and data; p_notifications the announcements to send;
+-- p_audit the audit entry of a rule's decision, chained and MACed by the
+-- server. A pending approval pauses its request and every caller above it.
+-- Returns a 'request' row per request and a 'task' row per task whose status
+-- changed. A repeated idempotency key or framework id fails the insert on its
+-- unique index and the whole statement writes nothing.
+CREATE FUNCTION tollgate_open_approval(p_approval json, p_traces json, p_notifications json, p_audit json, p_now timestamp(3))
+RETURNS TABLE (kind text, id text, task_id text, session_id text, workspace_id text, status "RunStatus")
+LANGUAGE plpgsql AS $$
+DECLARE
+  created "Approval";
+  change record;
+  changed_tasks text[] := '{}';
+BEGIN
+  -- 1. The approval, as the server built it (json keeps the arguments' order).
+  INSERT INTO "Approval" SELECT * FROM json_populate_record(NULL::"Approval", p_approval) RETURNING * INTO created;
+
+  -- 2. A pending approval: one more along the chain, which pauses; then the tasks.
+  IF created.status = 'PENDING' THEN
+    FOR change IN SELECT * FROM tollgate_adjust_pending(ARRAY[created."requestId"], ARRAY[1], p_now) LOOP
+      RETURN QUERY SELECT 'request'::text, change.request_id, change.task_id, change.session_id, change.workspace_id, change.status;
+      changed_tasks := changed_tasks || change.task_id;
+    END LOOP;
+    RETURN QUERY SELECT 'task'::text, t.task_id, t.task_id, t.session_id, t.workspace_id, t.status
+      FROM tollgate_refresh_task_statuses(changed_tasks, p_now) t;
+  END IF;
+
+  -- 3. The approval's steps in its task's execution trace, in order.
+  INSERT INTO "TraceEvent" ("workspaceId", "sessionId", "taskId", "requestId", category, type, name, data, "createdAt")
+  SELECT created."workspaceId", created."sessionId", created."taskId", created."requestId", 'EXECUTION', e->>'type', created.tool, e->'data', p_now
+  FROM json_array_elements(p_traces) WITH ORDINALITY AS steps(e, n) ORDER BY n;
+
+  -- 4. Its announcements, once per channel, reason and step.
+  INSERT INTO "Notification" (id, "workspaceId", "approvalId", "channelId", "channelKey", kind, reason, level, "nextAttemptAt", "createdAt")
+  SELECT n.id, created."workspaceId", created.id, n."channelId", n."channelKey", n.kind, n.reason, n.level, p_now, p_now
+  FROM json_populate_recordset(NULL::"Notification", p_notifications) n
+  ON CONFLICT DO NOTHING;
+
+  -- 5. A rule's decision is audited like a person's.
+  IF p_audit IS NOT NULL THEN
+    INSERT INTO "AuditEntry" ("workspaceId", seq, "actorType", "actorId", "actorLabel", action, "subjectType", "subjectId", data, "prevHash", hash, "macVersion", "createdAt")
+    SELECT e."workspaceId", e.seq, e."actorType", e."actorId", e."actorLabel", e.action, e."subjectType", e."subjectId", e.data, e."prevHash", e.hash, e."macVersion", e."createdAt"
+    FROM json_populate_record(NULL::"AuditEntry", p_audit) e;
+  END IF;
+END
+$$;

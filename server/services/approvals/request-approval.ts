@@ -3,26 +3,25 @@
 // person; a repeated idempotency key, or the same framework id (externalId) on
 // the same request, returns the approval it made.
 import { dequal } from "dequal";
-import { Prisma } from "../../db/generated/client.ts";
 import type { Approval } from "../../db/generated/client.ts";
-import { idempotencyKeyOfOtherWork } from "../../domain/authority.ts";
+import { idempotencyKeyOfOtherWork, mayActOn } from "../../domain/authority.ts";
 import { DomainError, notFound } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
-import { isActive, type DecisionAction, type TimeoutOutcome } from "../../domain/lifecycle.ts";
+import { isActive, type DecisionAction, type RunStatus, type TimeoutOutcome } from "../../domain/lifecycle.ts";
 import { parseFormSchema, type FormSchema } from "../../domain/form.ts";
 import { evaluatePolicies, gateFor, ruleForAnswer, type PolicyRule } from "../../domain/policy.ts";
 import type { AgentPrincipal } from "../../domain/principal.ts";
 import { toolAllowedByConfig, type ThreadConfig } from "../../domain/thread/config.ts";
-import { mayActOnRequest } from "../authority.ts";
-import { adjustPendingAlongChain, mergeChanges, noChanges, refreshTaskStatuses, type Changes } from "../cascade.ts";
+import { lockAuditHead, type AuditInput, type AuditRow } from "../audit.ts";
+import { mayActOnRequest, parseJsonColumn } from "../authority.ts";
+import type { Changes } from "../cascade.ts";
 import type { ServiceDeps, Tx } from "../deps.ts";
-import { lockChain } from "../locks.ts";
 import { policySetFor } from "../policies/policy-cache.ts";
-import { announce } from "../notifications/announce.ts";
+import { announcementRows, type AnnouncementRow } from "../notifications/announce.ts";
 import { askOf, escalationDueAt, reminderDueAt, type Route } from "../../domain/routing.ts";
 import { isUniqueViolation, publishChanges, transact } from "../transaction.ts";
 import { approvalResult, type ApprovalResult } from "./approval-views.ts";
-import { signReceipt, traceApproval } from "./finish-approval.ts";
+import { signReceipt } from "./finish-approval.ts";
 
 export interface RequestApprovalInput {
   requestId: string;
@@ -44,7 +43,12 @@ export interface RequestApprovalInput {
   batch?: string;
 }
 
-interface GateFacts {
+/** The request behind its chain's lock, with everything the gate depends on besides the call itself. */
+interface LockedRequest {
+  id: string;
+  sessionId: string;
+  taskId: string;
+  status: RunStatus;
   agent: string;
   metadata: unknown;
   config: unknown;
@@ -55,18 +59,90 @@ interface GateFacts {
   channelVersion: number;
 }
 
-/** What the gate depends on besides the call itself, in one read: the agent, the session, the thread, the workspace's rules, default and channels. */
-async function readGateFacts(tx: Tx, taskId: string): Promise<GateFacts> {
-  const [facts] = await tx.$queryRaw<GateFacts[]>`
-    SELECT t.agent, s.metadata, c.config, w."policyVersion", w."defaultTimeoutMs", w."defaultOnTimeout"::text AS "defaultOnTimeout",
-           w."defaultRoute", w."channelVersion"
-    FROM "Task" t
-    JOIN "Session" s ON s.id = t."sessionId"
-    JOIN "Workspace" w ON w.id = t."workspaceId"
-    LEFT JOIN "ThreadConfig" c ON c."taskId" = t.id
-    WHERE t.id = ${taskId}`;
-  return facts!;
+/**
+ * Locks the request's call chain (lock order step 1) and reads, behind the
+ * lock, the request with the agent, the session's metadata, the thread's
+ * config and the workspace's rules version, defaults and channels, in one
+ * statement (tollgate_lock_request_for_approval, migration
+ * 20261124150000_approval_functions). Null when the request does not exist or
+ * the key has no authority over it (server/domain/authority.ts).
+ */
+async function lockRequestForApproval(tx: Tx, agent: AgentPrincipal, requestId: string): Promise<LockedRequest | null> {
+  const [row] = await tx.$queryRaw<
+    {
+      id: string;
+      session_id: string;
+      task_id: string;
+      status: RunStatus;
+      agent: string;
+      key_at_or_above: boolean;
+      metadata: unknown;
+      config: unknown;
+      policy_version: number;
+      default_timeout_ms: number | null;
+      default_on_timeout: TimeoutOutcome;
+      default_route: unknown;
+      channel_version: number;
+    }[]
+  >`SELECT * FROM tollgate_lock_request_for_approval(${agent.workspaceId}, ${requestId}, ${agent.agentKeyId})`;
+  if (!row || !mayActOn(agent, { agent: row.agent, keyAtOrAbove: row.key_at_or_above })) return null;
+  return {
+    id: row.id,
+    sessionId: row.session_id,
+    taskId: row.task_id,
+    status: row.status,
+    agent: row.agent,
+    metadata: parseJsonColumn(row.metadata),
+    config: parseJsonColumn(row.config),
+    policyVersion: row.policy_version,
+    defaultTimeoutMs: row.default_timeout_ms,
+    defaultOnTimeout: row.default_on_timeout,
+    defaultRoute: parseJsonColumn(row.default_route),
+    channelVersion: row.channel_version,
+  };
 }
+
+/**
+ * Writes the new approval with its trace, announcements and (for a rule's
+ * decision) audit entry in one statement (tollgate_open_approval); a pending
+ * one pauses its chain. Returns the requests and tasks whose status changed.
+ */
+async function openApproval(
+  tx: Tx,
+  approval: Approval,
+  traces: { type: string; data: unknown }[],
+  notifications: AnnouncementRow[],
+  audit: AuditRow | null,
+  now: Date,
+): Promise<Changes> {
+  const rows = await tx.$queryRaw<{ kind: "request" | "task"; id: string; task_id: string; session_id: string; workspace_id: string; status: RunStatus }[]>`
+    SELECT * FROM tollgate_open_approval(${JSON.stringify(approval)}::json, ${JSON.stringify(traces)}::json, ${JSON.stringify(notifications)}::json,
+      ${audit && JSON.stringify(audit)}::json, ${now}::timestamp(3))`;
+  return {
+    requests: rows.filter((change) => change.kind === "request").map((change) => ({ workspaceId: change.workspace_id, requestId: change.id, taskId: change.task_id, sessionId: change.session_id, status: change.status })),
+    tasks: rows.filter((change) => change.kind === "task").map((change) => ({ workspaceId: change.workspace_id, taskId: change.id, sessionId: change.session_id, status: change.status })),
+    approvals: [],
+  };
+}
+
+/** The columns a new approval starts without: no decision, no execution, no escalation step yet. */
+const UNDECIDED = {
+  decisionAction: null,
+  decisionMessage: null,
+  approvedArgs: null,
+  decidedById: null,
+  decidedBy: null,
+  decidedAt: null,
+  deciderKind: null,
+  receipt: null,
+  executionClaimKey: null,
+  executionClaimedAt: null,
+  executedArgs: null,
+  executionResult: null,
+  executedAt: null,
+  executionDeviated: null,
+  escalationLevel: 0,
+} as const;
 
 /**
  * An agent asks to run a tool. The workspace's policy decides what happens:
@@ -91,10 +167,10 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
   let announced = 0;
   try {
     ({ created, changes } = await transact(deps, async (tx) => {
-      const changes = noChanges();
+      let changes: Changes;
       // Locked: a concurrent request.fail or task.cancel either ends the request
       // first (and this is refused) or waits and then cancels this approval too.
-      const request = await lockChain(tx, workspaceId, input.requestId, agent);
+      const request = await lockRequestForApproval(tx, agent, input.requestId);
       if (!request) throw notFound("request", input.requestId);
       if (!isActive(request.status)) {
         throw new DomainError(
@@ -102,8 +178,7 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
           `request ${request.id} already ended as ${request.status}; approvals are requested by running requests`,
         );
       }
-      const facts = await readGateFacts(tx, request.taskId);
-      const config = (facts.config ?? null) as ThreadConfig | null;
+      const config = (request.config ?? null) as ThreadConfig | null;
       // The thread's tool list only narrows: a tool it leaves out is refused whatever the policy says.
       if (!toolAllowedByConfig(config, input.tool)) {
         throw new DomainError(
@@ -112,18 +187,19 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
         );
       }
       const matched = evaluatePolicies(
-        await policySetFor(deps.policyCache, tx, workspaceId, facts.policyVersion),
-        { agent: facts.agent, tool: input.tool, agentKeyId: agent.agentKeyId, sessionId: request.sessionId, sessionMetadata: facts.metadata, args: input.args },
+        await policySetFor(deps.policyCache, tx, workspaceId, request.policyVersion),
+        { agent: request.agent, tool: input.tool, agentKeyId: agent.agentKeyId, sessionId: request.sessionId, sessionMetadata: request.metadata, args: input.args },
         now,
       ).rule;
       // A question or a form is answered by a person: the rule's reject, role,
       // route and timeout hold, but no rule answers it (ruleForAnswer).
       const answered = input.kind === "question" || input.kind === "form";
       const rule = answered ? ruleForAnswer(matched) : matched;
-      const defaults = { timeoutMs: facts.defaultTimeoutMs, onTimeout: facts.defaultOnTimeout === "cancel" ? ("cancel" as const) : ("reject" as const) };
+      const defaults = { timeoutMs: request.defaultTimeoutMs, onTimeout: request.defaultOnTimeout === "cancel" ? ("cancel" as const) : ("reject" as const) };
       const answerWith: DecisionAction[] | undefined = input.kind === "question" ? ["respond"] : input.kind === "form" ? ["edit"] : undefined;
       const gate = gateFor(rule, defaults, answerWith ? { ...input, allow: answerWith } : input, input.tool);
-      const row = {
+      const asked = {
+        ...UNDECIDED,
         id: newId("apr"),
         workspaceId,
         sessionId: request.sessionId,
@@ -131,54 +207,56 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
         requestId: request.id,
         agentKeyId: agent.agentKeyId,
         tool: input.tool,
-        proposedArgs: input.args as Prisma.InputJsonValue,
+        proposedArgs: input.args as Approval["proposedArgs"],
         reason: input.reason ?? null,
         idempotencyKey: input.idempotencyKey ?? null,
         externalId: input.externalId ?? null,
         summary: input.summary ?? null,
         kind: input.kind ?? "tool",
-        form: form ? (form as Prisma.InputJsonValue) : Prisma.DbNull,
+        form: form as Approval["form"],
         batch: input.batch ?? null,
         policyId: rule?.id ?? null,
         policyName: rule?.name ?? null,
         policyVersion: rule?.version ?? null,
         createdAt: now,
       };
+      const requested = { type: "approval.requested", data: { approvalId: asked.id, args: input.args, policy: rule?.name ?? null } };
       if (gate.kind !== "require") {
-        const decided = await recordPolicyDecision(deps, tx, { ...row, agent: facts.agent }, gate.rule, gate.kind, gate.message, now);
-        changes.approvals.push(decided);
-        return { created: decided, changes };
+        const decided = await policyDecision(deps, { ...asked, agent: request.agent }, gate.rule, gate.kind, gate.message, now);
+        // The audit entry chains to the head read behind the workspace's audit lock (lock order step 4).
+        const [audit] = deps.audit.chainAfter(await lockAuditHead(tx, workspaceId), workspaceId, [decided.audit], now);
+        changes = await openApproval(tx, decided.approval, [requested, decided.trace], [], audit!, now);
+        changes.approvals.push(decided.approval);
+        return { created: decided.approval, changes };
       }
       const expiresAt = gate.timeoutMs ? new Date(now.getTime() + gate.timeoutMs) : null;
-      const route = (rule ? rule.route : facts.defaultRoute) as Route | null;
+      const route = (rule ? rule.route : request.defaultRoute) as Route | null;
       const ask = askOf(route?.to, gate.role);
-      const approval = await tx.approval.create({
-        data: {
-          ...row,
-          allowedActions: gate.allow,
-          timeoutMs: gate.timeoutMs,
-          onTimeout: gate.onTimeout,
-          expiresAt,
-          requiredRole: gate.role,
-          requiredApprovals: gate.approvers,
-          askedRole: ask.role,
-          askedOperators: ask.operators,
-          askedGroup: ask.group,
-          route: route ? (route as Prisma.InputJsonValue) : Prisma.DbNull,
-          agentSeenAt: now,
-          escalateAt: escalationDueAt(route, now, 0),
-          remindAt: reminderDueAt(route, now, expiresAt),
-        },
-      });
-      announced = await announce(
+      const approval: Approval = {
+        ...asked,
+        status: "PENDING",
+        allowedActions: gate.allow,
+        timeoutMs: gate.timeoutMs,
+        onTimeout: gate.onTimeout,
+        expiresAt,
+        requiredRole: gate.role,
+        requiredApprovals: gate.approvers,
+        askedRole: ask.role,
+        askedOperators: ask.operators,
+        askedGroup: ask.group,
+        route: route as Approval["route"],
+        agentSeenAt: now,
+        escalateAt: escalationDueAt(route, now, 0),
+        remindAt: reminderDueAt(route, now, expiresAt),
+      };
+      const notifications = await announcementRows(
         deps,
         tx,
-        { workspaceId, approvalId: approval.id, reason: "REQUESTED", level: 0, ...(route?.channels ? { channels: route.channels } : {}), channelVersion: facts.channelVersion },
+        { workspaceId, approvalId: approval.id, reason: "REQUESTED", level: 0, ...(route?.channels ? { channels: route.channels } : {}), channelVersion: request.channelVersion },
         now,
       );
-      const requestChanges = await adjustPendingAlongChain(tx, request.id, +1);
-      mergeChanges(changes, { requests: requestChanges, tasks: await refreshTaskStatuses(tx, requestChanges.map((c) => c.taskId)) });
-      await traceApproval(tx, approval, "approval.requested", { approvalId: approval.id, args: input.args, policy: rule?.name ?? null }, now);
+      announced = notifications.length;
+      changes = await openApproval(tx, approval, [requested], notifications, null, now);
       return { created: approval, changes };
     }));
   } catch (error) {
@@ -215,47 +293,53 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
  * it is now) for decider, and traced and audited exactly like a person's
  * decision. The chain never pauses.
  */
-async function recordPolicyDecision(
+async function policyDecision(
   deps: ServiceDeps,
-  tx: Tx,
-  row: Prisma.ApprovalUncheckedCreateInput & { id: string; agent: string; createdAt: Date },
+  asked: Omit<Approval, "status" | "allowedActions" | "timeoutMs" | "onTimeout" | "expiresAt" | "requiredRole" | "requiredApprovals" | "askedRole" | "askedOperators" | "askedGroup" | "route" | "agentSeenAt" | "escalateAt" | "remindAt"> & { agent: string },
   rule: PolicyRule,
   outcome: "approve" | "reject",
   message: string | null,
   now: Date,
-): Promise<Approval> {
-  const { agent, ...fields } = row;
+): Promise<{ approval: Approval; trace: { type: string; data: unknown }; audit: AuditInput }> {
+  const { agent, ...fields } = asked;
   const decidedBy = `policy:${rule.name}`;
   const approved = outcome === "approve";
-  const approval = await tx.approval.create({
-    data: {
-      ...fields,
-      allowedActions: [],
-      status: approved ? "APPROVED" : "REJECTED",
-      decisionAction: outcome,
-      decisionMessage: message,
-      approvedArgs: approved ? (fields.proposedArgs as Prisma.InputJsonValue) : Prisma.DbNull,
-      decidedBy,
-      decidedById: rule.id,
-      deciderKind: "policy",
-      decidedAt: now,
-      receipt: approved ? await signReceipt(deps, { ...fields, agent, approvedArgs: fields.proposedArgs, decidedBy, decidedAt: now }) : null,
-    },
-  });
-  await traceApproval(tx, approval, "approval.requested", { approvalId: approval.id, args: fields.proposedArgs, policy: rule.name }, now);
-  await traceApproval(tx, approval, "approval.decided", { approvalId: approval.id, status: approval.status, action: outcome, decidedBy }, now);
-  await deps.audit.append(tx,
-    approval.workspaceId,
-    {
+  const approval: Approval = {
+    ...fields,
+    status: approved ? "APPROVED" : "REJECTED",
+    allowedActions: [],
+    timeoutMs: null,
+    onTimeout: "reject",
+    expiresAt: null,
+    requiredRole: "OPERATOR",
+    requiredApprovals: 1,
+    askedRole: null,
+    askedOperators: [],
+    askedGroup: null,
+    route: null,
+    agentSeenAt: null,
+    escalateAt: null,
+    remindAt: null,
+    decisionAction: outcome,
+    decisionMessage: message,
+    approvedArgs: approved ? fields.proposedArgs : null,
+    decidedBy,
+    decidedById: rule.id,
+    deciderKind: "policy",
+    decidedAt: now,
+    receipt: approved ? await signReceipt(deps, { ...fields, agent, approvedArgs: fields.proposedArgs, decidedBy, decidedAt: now }) : null,
+  };
+  return {
+    approval,
+    trace: { type: "approval.decided", data: { approvalId: approval.id, status: approval.status, action: outcome, decidedBy } },
+    audit: {
       actor: { type: "policy", id: rule.id, label: decidedBy },
       action: "approval.decided",
       subjectType: "approval",
       subjectId: approval.id,
       data: { status: approval.status, action: outcome, message, tool: approval.tool, policy: { id: rule.id, name: rule.name, version: rule.version } },
     },
-    now,
-  );
-  return approval;
+  };
 }
 
 async function findByIdempotencyKey(deps: ServiceDeps, agent: AgentPrincipal, key: string, requestId: string) {
