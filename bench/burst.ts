@@ -26,14 +26,14 @@ export async function burst(server: BenchServer, operator: { client: ReturnType<
     await Promise.all(
       Array.from({ length: agents }, async (_, index) => {
         const request = await sdk.begin({ sessionId, agent: `burst-${index}` });
-        const asked = await sdk.call("approval.request", { requestId: request.requestId, tool: "send_email", args: { index } });
-        const result = await sdk.call("approval.await", { approvalId: asked.approvalId, timeoutMs: 60_000 });
+        const result = await sdk.ask({ requestId: request.requestId, tool: "send_email", args: { index } });
         if (result.status !== "APPROVED") throw new Error(`burst agent ${index} ended ${result.status}`);
         answeredAt.push(performance.now() - started);
       }),
     );
   } finally {
     operator.socket.off("approval:requested", onRequested);
+    sdk.close();
   }
   return { firstMs: Math.min(...answeredAt), lastMs: Math.max(...answeredAt) };
 }

@@ -18,10 +18,12 @@ import { autoApproved, evaluationMicros, loadHundredRules } from "./policies.ts"
 import { burst } from "./burst.ts";
 import { callCosts, type CallCost } from "./calls.ts";
 import { langGraphRoundTrips } from "./langgraph.ts";
+import { memoryAfterApprovals, type MemoryResult } from "./memory.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const ROUND_TRIPS = Number(process.env.BENCH_ROUND_TRIPS ?? 300);
 const SUSTAINED_SECONDS = Number(process.env.BENCH_SUSTAINED_SECONDS ?? 8);
+const MEMORY_APPROVALS = Number(process.env.BENCH_MEMORY_APPROVALS ?? 10_000);
 const now = () => performance.now();
 
 interface Operator {
@@ -73,14 +75,15 @@ async function roundTrips(server: BenchServer, operator: Operator, count: number
   for (let i = 0; i < count; i++) {
     const started = now();
     const requested = nextEvent<{ approvalId: string }>(operator.socket, "approval:requested", () => true);
-    const asked = await sdk.call("approval.request", { requestId: request.requestId, tool: "send_email", args: { i } });
-    const waiting = sdk.call("approval.await", { approvalId: asked.approvalId, timeoutMs: 30_000 });
+    // The SDK's own wait: the decision is pushed on the connection it holds.
+    const answered = sdk.ask({ requestId: request.requestId, tool: "send_email", args: { i } });
     const pushed = await requested;
     await operator.client.approval.decide.mutate({ approvalId: pushed.approvalId, action: "approve" });
-    const result = await waiting;
+    const result = await answered;
     if (result.status !== "APPROVED") throw new Error(`round trip ${i} ended ${result.status}`);
     samples.push(now() - started);
   }
+  sdk.close();
   return samples;
 }
 
@@ -148,12 +151,11 @@ async function sustained(servers: BenchServer[], operators: Operator[], agents: 
       const mine = sdks[agentIndex % sdks.length]!;
       const request = await mine.begin({ sessionId, agent: `agent-${agentIndex}` });
       while (now() < deadline) {
-        const asked = await mine.call("approval.request", { requestId: request.requestId, tool: "t", args: { agentIndex } });
-        const result = await mine.call("approval.await", { approvalId: asked.approvalId, timeoutMs: 30_000 });
+        const result = await mine.ask({ requestId: request.requestId, tool: "t", args: { agentIndex } });
         if (result.status !== "APPROVED") lost += 1;
-        else if (seen.has(asked.approvalId)) duplicated += 1;
+        else if (seen.has(result.approvalId)) duplicated += 1;
         else {
-          seen.add(asked.approvalId);
+          seen.add(result.approvalId);
           completed += 1;
         }
       }
@@ -161,6 +163,7 @@ async function sustained(servers: BenchServer[], operators: Operator[], agents: 
   );
   const elapsed = (now() - started) / 1000;
   operator.socket.off("approval:requested", onRequested);
+  for (const each of sdks) each.close();
   const audited = await operator.client.audit.list.query({ action: "approval.decided", limit: 1000 });
   const decidedTwice = [...decidedBy.values()].filter((count) => count > 1).length;
   return { perSecond: completed / elapsed, completed, lost, duplicated: duplicated + decidedTwice, auditedSample: audited.items.length };
@@ -201,10 +204,12 @@ interface TargetResults {
   burstFirst: number[];
   burstLast: number[];
   calls: CallCost[][];
+  /** Measured once per database (the first run): it takes minutes. */
+  memory: MemoryResult[];
 }
 
 async function measure(label: string, databaseUrl?: string): Promise<TargetResults> {
-  const results: TargetResults = { label, rtP50: [], rtP99: [], depth: { 1: { paused: [], resumed: [] }, 5: { paused: [], resumed: [] }, 10: { paused: [], resumed: [] } }, sustained: [], trace: [], stateSave: [], stateDiff: [], rules100P50: [], rules100P99: [], autoApprovedP50: [], evaluationUs: [], depth3P50: [], langGraphDepth1P50: [], langGraphDepth3P50: [], burstFirst: [], burstLast: [], calls: [] };
+  const results: TargetResults = { label, rtP50: [], rtP99: [], depth: { 1: { paused: [], resumed: [] }, 5: { paused: [], resumed: [] }, 10: { paused: [], resumed: [] } }, sustained: [], trace: [], stateSave: [], stateDiff: [], rules100P50: [], rules100P99: [], autoApprovedP50: [], evaluationUs: [], depth3P50: [], langGraphDepth1P50: [], langGraphDepth3P50: [], burstFirst: [], burstLast: [], calls: [], memory: [] };
   for (let run = 1; run <= RUNS; run++) {
     const server = await startBenchServer(databaseUrl);
     const operator = await connectOperator(server);
@@ -241,6 +246,21 @@ async function measure(label: string, databaseUrl?: string): Promise<TargetResul
       }
     } finally {
       await cold.stop();
+    }
+    if (run === 1 && MEMORY_APPROVALS > 0) {
+      const busy = await startBenchServer(databaseUrl);
+      try {
+        const operator = await connectOperator(busy);
+        try {
+          results.memory.push(await memoryAfterApprovals(busy, operator, MEMORY_APPROVALS));
+          const memory = results.memory.at(-1)!;
+          console.log(`${label}: ${memory.approvals} approvals in ${memory.seconds.toFixed(0)} s; server resident ${memory.residentMb.toFixed(0)} MB, heap used ${memory.heapUsedMb.toFixed(0)} MB`);
+        } finally {
+          operator.close();
+        }
+      } finally {
+        await busy.stop();
+      }
     }
     // Ingest and thread state on a server of their own, not behind the load test's backlog.
     const fresh = await startBenchServer(databaseUrl);
@@ -357,7 +377,7 @@ function report(targets: TargetResults[], cluster: string, extra: string): strin
   lines.push("# Benchmark results", "");
   lines.push(`Machine: ${os.cpus().length} cores (${cpu}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory, Node ${process.version}, ${os.platform()} ${os.release()}.`);
   lines.push(`Measured ${new Date().toISOString()} with \`npm run bench\`: the server runs in its own process; clients talk real HTTP and socket.io over loopback.`);
-  lines.push(`Each figure is the median over ${RUNS} runs on a fresh database, with the range (min–max) across runs in parentheses. Round trips: ${ROUND_TRIPS} per run after 30 warm-up; cascades: median of 15 per depth per run. Targets are issue 9's; the server's memory after 10,000 approvals and the deadlock count are not measured here (deadlocks: test/lock-order.test.ts).`, "");
+  lines.push(`Each figure is the median over ${RUNS} runs on a fresh database, with the range (min–max) across runs in parentheses. Round trips: ${ROUND_TRIPS} per run after 30 warm-up; cascades: median of 15 per depth per run. Targets are issue 9's; the server's memory is measured once per database, in the first run; the deadlock count is not measured here (deadlocks: test/lock-order.test.ts).`, "");
   for (const target of targets) {
     const embedded = target.label.startsWith("embedded");
     const medianOf = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -380,6 +400,13 @@ function report(targets: TargetResults[], cluster: string, extra: string): strin
     row("depth-3 round trip ÷ LangGraph's depth-3 cascade", ratio.toFixed(2), goal("< 1", ratio < 1));
     row("100-agent burst: first / last decision received (ms)", `${spread(target.burstFirst, 0)} / ${spread(target.burstLast, 0)}`, goal("< 1,000 / < 2,000", medianOf(target.burstFirst) < 1000 && medianOf(target.burstLast) < 2000));
     row("trace events ingested/s (batches of 100, 4 writers)", spread(target.trace, 0), goal("≥ 20,000", medianOf(target.trace) >= 20000));
+    for (const memory of target.memory) {
+      row(
+        `server memory after ${memory.approvals.toLocaleString("en")} approvals (100 agents, ${memory.seconds.toFixed(0)} s): resident / heap used (MB)`,
+        `${memory.residentMb.toFixed(0)} / ${memory.heapUsedMb.toFixed(0)}`,
+        goal("≤ 300 resident", memory.residentMb <= 300),
+      );
+    }
     for (const depth of [1, 5, 10]) {
       row(`cascade depth ${depth}: until root PAUSED / until all RUNNING (ms)`, `${spread(target.depth[depth]!.paused, 2)} / ${spread(target.depth[depth]!.resumed, 2)}`);
     }

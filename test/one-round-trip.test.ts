@@ -190,8 +190,9 @@ describe("approval.request in two statements", () => {
     // The workspace's rules are read once into the cache; this call is what every later one costs.
     await agent.approval.request({ requestId: leaf.requestId, tool: "warm_up", args: {} });
 
-    const { result, statements } = await db.countStatements(() => agent.approval.request({ requestId: leaf.requestId, tool: "send_email", args: { to: "a@example.com", body: "hi" }, reason: "weekly report" }));
+    const { result, statements } = await db.countStatements(() => agent.approval.request({ requestId: leaf.requestId, tool: "send_email", args: { to: "a@example.com", body: "hi" }, reason: "weekly report", idempotencyKey: "ask-weekly" }));
     expect(result).toMatchObject({ status: "PENDING" });
+    // An idempotency key costs nothing on the first ask: the insert's unique index guards it.
     expect(statements).toBe(2);
 
     const approval = await db.prisma.approval.findUniqueOrThrow({ where: { id: result.approvalId } });
@@ -223,6 +224,23 @@ describe("approval.request in two statements", () => {
     expect([await status(root.taskId), await status(leaf.taskId)]).toEqual(["PAUSED", "PAUSED"]);
     const trace = await db.prisma.traceEvent.findFirstOrThrow({ where: { requestId: leaf.requestId, type: "approval.requested", name: "send_email" } });
     expect(trace).toMatchObject({ category: "EXECUTION", data: { approvalId: result.approvalId, args: { to: "a@example.com", body: "hi" }, policy: null } });
+  });
+
+  it("a retried ask gets the approval its key made, also once the request has ended; another request's key is refused", async () => {
+    const agent = agentCaller(app.deps);
+    const operator = await operatorCaller(app.deps);
+    const { sessionId } = await agent.session.open({ title: "retries" });
+    const begun = await agent.request.begin({ sessionId, agent: "mailer" });
+    const ask = { requestId: begun.requestId, tool: "send_email", args: { to: "a@example.com" }, idempotencyKey: "ask-retried" };
+    const first = await agent.approval.request(ask);
+    expect(await agent.approval.request(ask)).toEqual(first);
+    await operator.approval.decide({ approvalId: first.approvalId, action: "approve" });
+    await agent.request.complete({ requestId: begun.requestId });
+
+    expect(await agent.approval.request(ask)).toMatchObject({ approvalId: first.approvalId, status: "APPROVED" });
+    expect(await db.prisma.approval.count({ where: { requestId: begun.requestId } })).toBe(1);
+    const other = await agent.request.begin({ sessionId, agent: "mailer" });
+    await expect(agent.approval.request({ ...ask, requestId: other.requestId })).rejects.toThrow(/already used for approval/);
   });
 
   it("a call a rule approves is three: the audit entry chains to the head read behind the workspace's audit lock", async () => {

@@ -152,26 +152,35 @@ export function createTollgate(options: TollgateOptions) {
     };
   }
 
-  async function gate<T>(requestId: string, tool: string, args: unknown, run: RunTool<T>, gateOptions: GateOptions): Promise<GateOutcome<T>> {
-    const idempotencyKey = gateOptions.idempotencyKey ?? `gate-${randomUUID()}`;
+  /**
+   * Asks for an approval and waits for its decision, on the held connection
+   * when it is up; runs nothing. A decision taken at once (a rule, or the same
+   * idempotency key again) comes back without waiting. Without an
+   * idempotencyKey one is made, so a retry never asks twice.
+   */
+  async function ask(input: ProcedureInput<"approval.request">): Promise<ApprovalResult> {
+    const withKey = { ...input, idempotencyKey: input.idempotencyKey ?? `ask-${randomUUID()}` };
     // Connected before asking: a decision committed from now on is pushed on this connection.
     const push = pushConnection();
     const askedInEpoch = push ? await push.epoch() : null;
-    const asked = await withRetry(() =>
-      call("approval.request", {
-        requestId,
-        tool,
-        args: args as Json,
-        reason: gateOptions.reason,
-        allow: gateOptions.allow,
-        timeoutMs: gateOptions.timeoutMs,
-        onTimeout: gateOptions.onTimeout,
-        idempotencyKey,
-        externalId: gateOptions.externalId,
-        summary: gateOptions.summary,
-      }),
-    );
-    const result = asked.status === "PENDING" ? await waitForDecision(asked.approvalId, askedInEpoch) : asked;
+    const asked = await withRetry(() => call("approval.request", withKey));
+    return asked.status === "PENDING" ? waitForDecision(asked.approvalId, askedInEpoch) : asked;
+  }
+
+  async function gate<T>(requestId: string, tool: string, args: unknown, run: RunTool<T>, gateOptions: GateOptions): Promise<GateOutcome<T>> {
+    const idempotencyKey = gateOptions.idempotencyKey ?? `gate-${randomUUID()}`;
+    const result = await ask({
+      requestId,
+      tool,
+      args: args as Json,
+      reason: gateOptions.reason,
+      allow: gateOptions.allow,
+      timeoutMs: gateOptions.timeoutMs,
+      onTimeout: gateOptions.onTimeout,
+      idempotencyKey,
+      externalId: gateOptions.externalId,
+      summary: gateOptions.summary,
+    });
     return settle(result, args, run);
   }
 
@@ -235,6 +244,7 @@ export function createTollgate(options: TollgateOptions) {
     request: handle,
     /** A task's thread for one request; call end() at the end of the request (or use handle.thread). */
     thread: (taskId: string, requestId: string, threadOptions?: ThreadOptions) => new Thread({ call, withRetry }, taskId, requestId, threadOptions),
+    ask,
     waitForDecision,
     settle,
     /** Closes the held decision connection (it never keeps the process alive on its own). */

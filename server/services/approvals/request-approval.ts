@@ -19,7 +19,7 @@ import type { ServiceDeps, Tx } from "../deps.ts";
 import { policySetFor } from "../policies/policy-cache.ts";
 import { announcementRows, type AnnouncementRow } from "../notifications/announce.ts";
 import { askOf, escalationDueAt, reminderDueAt, type Route } from "../../domain/routing.ts";
-import { isUniqueViolation, publishChanges, transact } from "../transaction.ts";
+import { publishChanges, transact } from "../transaction.ts";
 import { approvalResult, type ApprovalResult } from "./approval-views.ts";
 import { signReceipt } from "./finish-approval.ts";
 
@@ -152,14 +152,6 @@ const UNDECIDED = {
  */
 export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, input: RequestApprovalInput): Promise<ApprovalResult> {
   const { workspaceId } = agent;
-  if (input.idempotencyKey) {
-    const existing = await findByIdempotencyKey(deps, agent, input.idempotencyKey, input.requestId);
-    if (existing) return approvalResult(existing);
-  }
-  if (input.externalId) {
-    const existing = await findByExternalId(deps, agent, input);
-    if (existing) return approvalResult(existing);
-  }
   const form = formOf(input);
   const now = deps.now();
   let created: Approval;
@@ -260,13 +252,14 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
       return { created: approval, changes };
     }));
   } catch (error) {
-    // A concurrent retry committed first: answer with what it made.
-    if (isUniqueViolation(error)) {
-      const existing =
-        (input.idempotencyKey ? await findByIdempotencyKey(deps, agent, input.idempotencyKey, input.requestId) : null) ??
-        (input.externalId ? await findByExternalId(deps, agent, input) : null);
-      if (existing) return approvalResult(existing);
-    }
+    // A retry: the key or framework id is already taken (the insert's unique
+    // index refused it), or what the first ask found has changed since (the
+    // request ended once its approval was decided). Answer with what the first
+    // ask made. Looked up only on failure, so a first ask costs nothing for it.
+    const existing =
+      (input.idempotencyKey ? await findByIdempotencyKey(deps, agent, input.idempotencyKey, input.requestId) : null) ??
+      (input.externalId ? await findByExternalId(deps, agent, input) : null);
+    if (existing) return approvalResult(existing);
     throw error;
   }
   if (created.status === "PENDING") {

@@ -1,0 +1,64 @@
+// The server's memory after many approvals: 100 agents ask and wait (each
+// decision pushed on the SDK's held connection) until `total` approvals have
+// been asked for and decided; then, after two quiet seconds, the server's
+// resident set size and heap in use, read from its own /metrics.
+import { createTollgate } from "../sdk/src/index.ts";
+import type { BenchServer } from "./server.ts";
+import type { Socket } from "socket.io-client";
+import type { createTRPCClient } from "@trpc/client";
+import type { AppRouter } from "../server/api/router.ts";
+
+export interface MemoryResult {
+  approvals: number;
+  seconds: number;
+  residentMb: number;
+  heapUsedMb: number;
+}
+
+async function processMetric(url: string, name: string): Promise<number> {
+  const text = await fetch(`${url}/metrics`).then((response) => response.text());
+  const line = text.split("\n").find((candidate) => candidate.startsWith(`${name} `));
+  if (!line) throw new Error(`/metrics has no ${name}`);
+  return Number(line.split(" ").at(-1));
+}
+
+export async function memoryAfterApprovals(
+  server: BenchServer,
+  operator: { client: ReturnType<typeof createTRPCClient<AppRouter>>; socket: Socket },
+  total: number,
+  agents = 100,
+): Promise<MemoryResult> {
+  const sdk = createTollgate({ url: server.url, apiKey: server.agentKey });
+  const { sessionId } = await sdk.openSession({ title: "bench: memory" });
+  const onRequested = (event: { approvalId: string; sessionId: string }) => {
+    if (event.sessionId !== sessionId) return;
+    void operator.client.approval.decide.mutate({ approvalId: event.approvalId, action: "approve" }).catch(() => undefined);
+  };
+  operator.socket.on("approval:requested", onRequested);
+  let asked = 0;
+  const started = performance.now();
+  try {
+    await Promise.all(
+      Array.from({ length: agents }, async (_, index) => {
+        const request = await sdk.begin({ sessionId, agent: `memory-${index}` });
+        while (asked < total) {
+          asked += 1;
+          const result = await sdk.ask({ requestId: request.requestId, tool: "send_email", args: { index, asked } });
+          if (result.status !== "APPROVED") throw new Error(`approval ${result.approvalId} ended ${result.status}`);
+        }
+      }),
+    );
+  } finally {
+    operator.socket.off("approval:requested", onRequested);
+    sdk.close();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  // Quiet for a moment, so what is measured is what the server keeps, not what it is still collecting.
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  return {
+    approvals: asked,
+    seconds,
+    residentMb: (await processMetric(server.url, "tollgate_process_resident_memory_bytes")) / 2 ** 20,
+    heapUsedMb: (await processMetric(server.url, "tollgate_process_nodejs_heap_size_used_bytes")) / 2 ** 20,
+  };
+}
