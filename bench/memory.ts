@@ -58,7 +58,7 @@ export async function memoryAfterApprovals(
   return {
     approvals: asked,
     seconds,
-    residentMb: (await processMetric(server.url, "tollgate_process_resident_memory_bytes")) / 2 ** 20,
+    residentMb: (await processMetric(server.url, "tollgate_process_process_resident_memory_bytes")) / 2 ** 20,
     heapUsedMb: (await processMetric(server.url, "tollgate_process_nodejs_heap_size_used_bytes")) / 2 ** 20,
   };
 }
