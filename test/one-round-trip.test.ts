@@ -330,6 +330,42 @@ describe("approval.decide in two statements", () => {
   });
 });
 
+describe("after the decision: the agent's reads and reports", () => {
+  it("approval.await on a decided approval is one statement; the execution claim and the report are two each, with their traces", async () => {
+    const agent = agentCaller(app.deps);
+    const operator = await operatorCaller(app.deps);
+    const { sessionId } = await agent.session.open({ title: "after the decision" });
+    await keyUseRecorded();
+    const begun = await agent.request.begin({ sessionId, agent: "mailer" });
+    const { approvalId } = await agent.approval.request({ requestId: begun.requestId, tool: "send_email", args: { to: "a@example.com", body: "hi" } });
+    await operator.approval.decide({ approvalId, action: "approve" });
+
+    const awaited = await db.countStatements(() => agent.approval.await({ approvalId, timeoutMs: 1_000 }));
+    expect(awaited.result).toMatchObject({ approvalId, status: "APPROVED", decision: { action: "approve" } });
+    expect(awaited.statements).toBe(1);
+
+    const claim = await db.countStatements(() => agent.approval.claimExecution({ approvalId, claimKey: "replica-1" }));
+    expect(claim.result).toMatchObject({ approvalId, granted: true });
+    expect(claim.statements).toBe(2);
+    expect(await agent.approval.claimExecution({ approvalId, claimKey: "replica-2" })).toMatchObject({ granted: false, execution: null });
+
+    const report = await db.countStatements(() => agent.approval.reportExecution({ approvalId, executedArgs: { body: "hi", to: "a@example.com" }, result: { sent: true }, claimKey: "replica-1" }));
+    expect(report.statements).toBe(2);
+    const approval = await db.prisma.approval.findUniqueOrThrow({ where: { id: approvalId } });
+    expect(approval).toMatchObject({ executionClaimKey: "replica-1", executionResult: { sent: true }, executionDeviated: false });
+    expect(Object.keys(approval.executedArgs as object)).toEqual(["body", "to"]);
+    const traces = await db.prisma.traceEvent.findMany({ where: { requestId: begun.requestId, type: { startsWith: "tool." } }, orderBy: { id: "asc" } });
+    expect(traces.map((trace) => [trace.type, trace.name, trace.data])).toEqual([
+      ["tool.claimed", "send_email", { approvalId }],
+      ["tool.executed", "send_email", { approvalId, args: { body: "hi", to: "a@example.com" }, result: { sent: true }, deviated: false }],
+    ]);
+    // Reported once: a second report finds it written, and is the same report only with the same arguments.
+    await agent.approval.reportExecution({ approvalId, executedArgs: { to: "a@example.com", body: "hi" }, claimKey: "replica-1" });
+    await expect(agent.approval.reportExecution({ approvalId, executedArgs: { to: "b@example.com" }, claimKey: "replica-1" })).rejects.toMatchObject({ code: "CONFLICT" });
+    expect(await db.prisma.traceEvent.count({ where: { requestId: begun.requestId, type: "tool.executed" } })).toBe(1);
+  });
+});
+
 describe("the audit chain's head, locked and read in one statement", () => {
   it.skipIf(TEST_TARGET !== "postgres")("appends racing in one workspace each chain to the one before: numbered without gaps, and the chain verifies", async () => {
     const actor = { type: "system" as const, id: "test", label: "test" };

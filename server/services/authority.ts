@@ -5,6 +5,7 @@ import { Prisma, type Approval } from "../db/generated/client.ts";
 import { mayActOn } from "../domain/authority.ts";
 import type { RunStatus } from "../domain/lifecycle.ts";
 import type { AgentPrincipal } from "../domain/principal.ts";
+import { APPROVAL_COLUMNS, splitApprovalRow, type ApprovalRow } from "./approvals/approval-row.ts";
 import type { ServiceDeps, Tx } from "./deps.ts";
 
 type Db = Tx | ServiceDeps["prisma"];
@@ -116,17 +117,16 @@ export async function findTask(db: Db, agent: AgentPrincipal, taskId: string, op
 
 /**
  * An approval the agent may act on (it may act on the approval's request);
- * null otherwise. The authority check and the read run side by side.
+ * null otherwise. The authority check and the read are one statement.
  */
 export async function findApproval(db: Db, agent: AgentPrincipal, approvalId: string): Promise<Approval | null> {
-  const [[row], approval] = await Promise.all([
-    db.$queryRaw<{ agent: string; keyAtOrAbove: boolean }[]>`
-      SELECT t.agent, ${keyAtOrAbove("Request", "r", agent.agentKeyId)} AS "keyAtOrAbove"
-      FROM "Approval" a JOIN "Request" r ON r.id = a."requestId" JOIN "Task" t ON t.id = r."taskId"
-      WHERE a.id = ${approvalId} AND a."workspaceId" = ${agent.workspaceId}`,
-    db.approval.findFirst({ where: { id: approvalId, workspaceId: agent.workspaceId } }),
-  ]);
-  return row && approval && mayActOn(agent, row) ? approval : null;
+  const [row] = await db.$queryRaw<(ApprovalRow & { taskAgent: string; keyAtOrAbove: boolean })[]>`
+    SELECT ${APPROVAL_COLUMNS}, t.agent AS "taskAgent", ${keyAtOrAbove("Request", "r", agent.agentKeyId)} AS "keyAtOrAbove"
+    FROM "Approval" a JOIN "Request" r ON r.id = a."requestId" JOIN "Task" t ON t.id = r."taskId"
+    WHERE a.id = ${approvalId} AND a."workspaceId" = ${agent.workspaceId}`;
+  if (!row) return null;
+  const { approval, extra } = splitApprovalRow(row, ["taskAgent", "keyAtOrAbove"] as const);
+  return mayActOn(agent, { agent: extra.taskAgent, keyAtOrAbove: extra.keyAtOrAbove }) ? approval : null;
 }
 
 /** Raw queries hand JSON columns back parsed on some drivers and as text on others. */

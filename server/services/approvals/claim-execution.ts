@@ -5,7 +5,6 @@ import type { AgentPrincipal } from "../../domain/principal.ts";
 import { findApproval } from "../authority.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { transact } from "../transaction.ts";
-import { traceApproval } from "./finish-approval.ts";
 
 export type ExecutionClaim =
   | { approvalId: string; granted: true; claimedAt: string }
@@ -29,15 +28,19 @@ export async function claimExecution(deps: ServiceDeps, agent: AgentPrincipal, i
         `approval ${approval.id} is ${approval.status}${approval.decisionAction ? ` (${approval.decisionAction})` : ""}; the tool may not run, so there is nothing to claim`,
       );
     }
-    // Write-once, like the decision: of two concurrent claims the second finds the key set.
-    const claimed = await tx.approval.updateMany({
-      where: { id: approval.id, executionClaimKey: null, executedAt: null },
-      data: { executionClaimKey: input.claimKey, executionClaimedAt: now },
-    });
-    if (claimed.count === 1) {
-      await traceApproval(tx, approval, "tool.claimed", { approvalId: approval.id }, now);
-      return { approvalId: approval.id, granted: true, claimedAt: now.toISOString() };
-    }
+    // Write-once, like the decision: of two concurrent claims the second finds
+    // the key set. The claim and its trace are one statement.
+    const [claimed] = await tx.$queryRaw<{ claimed: number }[]>`
+      WITH claim AS (
+        UPDATE "Approval" SET "executionClaimKey" = ${input.claimKey}, "executionClaimedAt" = ${now}::timestamp(3)
+        WHERE id = ${approval.id} AND "executionClaimKey" IS NULL AND "executedAt" IS NULL
+        RETURNING id, "workspaceId", "sessionId", "taskId", "requestId", tool
+      ), traced AS (
+        INSERT INTO "TraceEvent" ("workspaceId", "sessionId", "taskId", "requestId", category, type, name, data, "createdAt")
+        SELECT "workspaceId", "sessionId", "taskId", "requestId", 'EXECUTION', 'tool.claimed', tool, json_build_object('approvalId', id), ${now}::timestamp(3) FROM claim
+      )
+      SELECT count(*)::int AS claimed FROM claim`;
+    if (claimed?.claimed === 1) return { approvalId: approval.id, granted: true, claimedAt: now.toISOString() };
     const current = await tx.approval.findUniqueOrThrow({ where: { id: approval.id } });
     const claimedAt = (current.executionClaimedAt ?? current.executedAt ?? now).toISOString();
     if (current.executionClaimKey === input.claimKey && !current.executedAt) return { approvalId: approval.id, granted: true, claimedAt };

@@ -1,16 +1,13 @@
 // Every ending of a pending approval (a decision, a quorum, a timeout) goes through one
 // conditional write, so exactly one ending wins and un-pauses the call chain in its transaction.
-import { Prisma } from "../../db/generated/client.ts";
 import type { Approval } from "../../db/generated/client.ts";
 import { newId } from "../../domain/ids.ts";
 import type { DecisionAction, RunStatus } from "../../domain/lifecycle.ts";
 import { type Actor, type AuditHead } from "../audit.ts";
 import type { Changes } from "../cascade.ts";
 import type { ServiceDeps, Tx } from "../deps.ts";
+import { APPROVAL_COLUMNS, splitApprovalRow, type ApprovalRow } from "./approval-row.ts";
 import type { ReceiptSubject } from "../receipts.ts";
-
-/** A value for a nullable JSON column: null or undefined is stored as SQL NULL, not JSON null. */
-export const jsonColumn = (value: unknown) => (value === undefined || value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue));
 
 /** What a receipt states, with the approval named by its row's own id. */
 type DecisionToSign = Omit<ReceiptSubject, "approvalId"> & { id: string };
@@ -19,23 +16,6 @@ type DecisionToSign = Omit<ReceiptSubject, "approvalId"> & { id: string };
 export function signReceipt(deps: ServiceDeps, decision: DecisionToSign): Promise<string> {
   const { id, ...subject } = decision;
   return deps.receipts.sign({ approvalId: id, ...subject });
-}
-
-/** An approval's step in its task's execution trace. */
-export function traceApproval(tx: Tx, approval: Approval, type: string, data: unknown, now: Date) {
-  return tx.traceEvent.create({
-    data: {
-      workspaceId: approval.workspaceId,
-      sessionId: approval.sessionId,
-      taskId: approval.taskId,
-      requestId: approval.requestId,
-      category: "EXECUTION",
-      type,
-      name: approval.tool,
-      data: jsonColumn(data),
-      createdAt: now,
-    },
-  });
 }
 
 export interface Ending {
@@ -59,8 +39,6 @@ export interface LockedApproval {
   auditHead?: AuditHead | null;
 }
 
-type LockedRow = Approval & { allowedActionsText: string[]; agent: string; resumeUrl: string | null; headSeq: number | null; headHash: string | null; headLocked: boolean | null };
-
 /**
  * One statement that takes every lock an ending needs, in the lock order
  * (locks.ts): the request's call chain, the approval, the chain's tasks
@@ -70,9 +48,8 @@ type LockedRow = Approval & { allowedActionsText: string[]; agent: string; resum
  * workspace has no such approval.
  */
 export async function lockApprovalEnding(tx: Tx, workspaceId: string, approvalId: string): Promise<LockedApproval | null> {
-  // An enum array comes back from a raw query as its text form, so allowedActions is read again as text[].
-  const [row] = await tx.$queryRaw<LockedRow[]>`
-    SELECT a.*, a."allowedActions"::text[] AS "allowedActionsText", t.agent, r."resumeUrl",
+  const [row] = await tx.$queryRaw<(ApprovalRow & LockedExtra)[]>`
+    SELECT ${APPROVAL_COLUMNS}, t.agent AS "taskAgent", r."resumeUrl" AS "requestResumeUrl",
            h.seq AS "headSeq", h.hash AS "headHash", h.locked AS "headLocked"
     FROM tollgate_lock_approval_ending(${workspaceId}, ${approvalId}) a
     JOIN "Task" t ON t.id = a."taskId"
@@ -83,12 +60,20 @@ export async function lockApprovalEnding(tx: Tx, workspaceId: string, approvalId
       WHERE a.status = 'PENDING'
     ) h ON true`;
   if (!row) return null;
-  const { allowedActionsText, agent, resumeUrl, headSeq, headHash, headLocked, ...approval } = row;
+  const { approval, extra } = splitApprovalRow(row, ["taskAgent", "requestResumeUrl", "headSeq", "headHash", "headLocked"] as const);
   return {
-    approval: { ...approval, allowedActions: allowedActionsText as Approval["allowedActions"], task: { agent } },
-    resumeUrl,
-    ...(headLocked ? { auditHead: headSeq === null ? null : { seq: headSeq, hash: headHash! } } : {}),
+    approval: { ...approval, task: { agent: extra.taskAgent } },
+    resumeUrl: extra.requestResumeUrl,
+    ...(extra.headLocked ? { auditHead: extra.headSeq === null ? null : { seq: extra.headSeq, hash: extra.headHash! } } : {}),
   };
+}
+
+interface LockedExtra {
+  taskAgent: string;
+  requestResumeUrl: string | null;
+  headSeq: number | null;
+  headHash: string | null;
+  headLocked: boolean | null;
 }
 
 /**

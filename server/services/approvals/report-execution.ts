@@ -6,7 +6,9 @@ import type { AgentPrincipal } from "../../domain/principal.ts";
 import { findApproval } from "../authority.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { transact } from "../transaction.ts";
-import { jsonColumn, traceApproval } from "./finish-approval.ts";
+
+/** A value for a nullable json column as text: absent or null is SQL NULL, not a JSON null. */
+const jsonText = (value: unknown) => (value === undefined || value === null ? null : JSON.stringify(value));
 
 /** Records what the agent actually ran (invariant 9's third record); write-once. */
 export async function reportExecution(
@@ -33,17 +35,25 @@ export async function reportExecution(
       throw new DomainError("CONFLICT", `approval ${approval.id}'s execution was claimed by another replica at ${approval.executionClaimedAt?.toISOString()}; only that one may report it`);
     }
     const deviated = !dequal(approval.approvedArgs, input.executedArgs);
+    const trace = { approvalId: approval.id, args: input.executedArgs, result: input.result ?? null, deviated };
     // Write-once: of two concurrent reports, the second finds executedAt set.
-    const reported = await tx.approval.updateMany({
-      where: { id: approval.id, executedAt: null },
-      data: { executedArgs: jsonColumn(input.executedArgs), executionResult: jsonColumn(input.result), executedAt: now, executionDeviated: deviated },
-    });
-    if (reported.count === 0) {
+    // The report and its trace are one statement; json keeps the agent's key order.
+    const [reported] = await tx.$queryRaw<{ reported: number }[]>`
+      WITH report AS (
+        UPDATE "Approval" SET "executedArgs" = ${jsonText(input.executedArgs)}::json, "executionResult" = ${jsonText(input.result)}::json,
+          "executedAt" = ${now}::timestamp(3), "executionDeviated" = ${deviated}
+        WHERE id = ${approval.id} AND "executedAt" IS NULL
+        RETURNING id, "workspaceId", "sessionId", "taskId", "requestId", tool
+      ), traced AS (
+        INSERT INTO "TraceEvent" ("workspaceId", "sessionId", "taskId", "requestId", category, type, name, data, "createdAt")
+        SELECT "workspaceId", "sessionId", "taskId", "requestId", 'EXECUTION', 'tool.executed', tool, ${JSON.stringify(trace)}::json, ${now}::timestamp(3) FROM report
+      )
+      SELECT count(*)::int AS reported FROM report`;
+    if (reported?.reported !== 1) {
       const current = await tx.approval.findUniqueOrThrow({ where: { id: approval.id } });
       if (dequal(current.executedArgs, input.executedArgs)) return { approvalId: approval.id, deviated: current.executionDeviated ?? false, approval: current };
       throw new DomainError("CONFLICT", `approval ${approval.id} already has its execution reported at ${current.executedAt!.toISOString()}`);
     }
-    await traceApproval(tx, approval, "tool.executed", { approvalId: approval.id, args: input.executedArgs, result: input.result ?? null, deviated }, now);
     if (deviated) {
       await deps.audit.append(
         tx,
