@@ -1,5 +1,8 @@
-// A Tollgate server in its own process for the benchmark, on a fresh database.
-import { spawn } from "node:child_process";
+// A Tollgate server in its own process for the benchmark, on a fresh database:
+// the bundle production runs (dist/server.mjs, built here once per benchmark),
+// without the console.
+import { execFile, spawn } from "node:child_process";
+import { promisify } from "node:util";
 import { mkdtemp, rm } from "node:fs/promises";
 import { freePort } from "../test/databases.ts";
 import { tmpdir } from "node:os";
@@ -30,13 +33,22 @@ export interface BenchServerOptions {
 /** Extra Node options for the server, e.g. BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/profile" to profile it. */
 const nodeArgs = () => (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean);
 
+let bundled: Promise<unknown> | undefined;
+
+/** Builds dist/server.mjs the way `npm run build` does (the console is not needed here). */
+function serverBundle(): Promise<unknown> {
+  bundled ??= promisify(execFile)(process.execPath, ["scripts/build-server.mjs"]);
+  return bundled;
+}
+
 export async function startBenchServer(databaseUrl?: string, options: BenchServerOptions = {}): Promise<BenchServer> {
+  await serverBundle();
   if (databaseUrl && options.reset !== false) await resetPostgres(databaseUrl);
   const port = await freePort();
   const dataDir = await mkdtemp(path.join(tmpdir(), "tollgate-bench-"));
   const admin = { email: "bench@example.com", password: "bench password" };
   const agentKey = "tgk_bench_agent_key_0000000000";
-  const child = spawn(process.execPath, [...nodeArgs(), "--import", "tsx", "server/main.ts"], {
+  const child = spawn(process.execPath, [...nodeArgs(), "dist/server.mjs"], {
     env: {
       ...process.env,
       NODE_ENV: "production",
