@@ -125,6 +125,23 @@ async function openApproval(
   };
 }
 
+/** The columns the gate sets: who may decide, how, by when, and who is asked. */
+type GateColumn =
+  | "status"
+  | "allowedActions"
+  | "timeoutMs"
+  | "onTimeout"
+  | "expiresAt"
+  | "requiredRole"
+  | "requiredApprovals"
+  | "askedRole"
+  | "askedOperators"
+  | "askedGroup"
+  | "route"
+  | "agentSeenAt"
+  | "escalateAt"
+  | "remindAt";
+
 /** The columns a new approval starts without: no decision, no execution, no escalation step yet. */
 const UNDECIDED = {
   decisionAction: null,
@@ -159,7 +176,6 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
   let announced = 0;
   try {
     ({ created, changes } = await transact(deps, async (tx) => {
-      let changes: Changes;
       // Locked: a concurrent request.fail or task.cancel either ends the request
       // first (and this is refused) or waits and then cancels this approval too.
       const request = await lockRequestForApproval(tx, agent, input.requestId);
@@ -217,7 +233,7 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
         const decided = await policyDecision(deps, { ...asked, agent: request.agent }, gate.rule, gate.kind, gate.message, now);
         // The audit entry chains to the head read behind the workspace's audit lock (lock order step 4).
         const [audit] = deps.audit.chainAfter(await lockAuditHead(tx, workspaceId), workspaceId, [decided.audit], now);
-        changes = await openApproval(tx, decided.approval, [requested, decided.trace], [], audit!, now);
+        const changes = await openApproval(tx, decided.approval, [requested, decided.trace], [], audit!, now);
         changes.approvals.push(decided.approval);
         return { created: decided.approval, changes };
       }
@@ -248,8 +264,7 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
         now,
       );
       announced = notifications.length;
-      changes = await openApproval(tx, approval, [requested], notifications, null, now);
-      return { created: approval, changes };
+      return { created: approval, changes: await openApproval(tx, approval, [requested], notifications, null, now) };
     }));
   } catch (error) {
     // A retry: the key or framework id is already taken (the insert's unique
@@ -288,7 +303,7 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
  */
 async function policyDecision(
   deps: ServiceDeps,
-  asked: Omit<Approval, "status" | "allowedActions" | "timeoutMs" | "onTimeout" | "expiresAt" | "requiredRole" | "requiredApprovals" | "askedRole" | "askedOperators" | "askedGroup" | "route" | "agentSeenAt" | "escalateAt" | "remindAt"> & { agent: string },
+  asked: Omit<Approval, GateColumn> & { agent: string },
   rule: PolicyRule,
   outcome: "approve" | "reject",
   message: string | null,
