@@ -98,7 +98,7 @@ async function askAndWait(tollgate: Tollgate, remote: RequestHandle, task: Task,
   const text = textOf(question?.parts ?? []);
   // Structured parts of the question (choices, a form) are shown as its arguments.
   const data = (question?.parts ?? []).flatMap((part) => (part.content?.$case === "data" ? [part.content.value as Json] : []));
-  const asked = await tollgate.call("approval.request", {
+  return tollgate.ask({
     requestId: remote.requestId,
     tool: "a2a_input",
     args: { taskId: task.id, contextId: task.contextId, ...(data.length > 0 ? { data } : {}) },
@@ -106,7 +106,6 @@ async function askAndWait(tollgate: Tollgate, remote: RequestHandle, task: Task,
     externalId,
     summary: clip(text || `The agent needs input to continue task \`${task.id}\`.`, SUMMARY_CHARS),
   });
-  return asked.status === "PENDING" ? tollgate.waitForDecision(asked.approvalId) : asked;
 }
 
 /** The person's answer as the next user message of the paused task. */

@@ -206,7 +206,7 @@ function knownApprovals(loaded: ProcedureOutput<"request.load">): Map<string, Kn
 }
 
 async function askAndWait(tollgate: Tollgate, requestId: string, paused: PausedCall, batch: string, summary: string | undefined): Promise<ApprovalResult> {
-  const asked = await tollgate.call("approval.request", {
+  return tollgate.ask({
     requestId,
     tool: paused.call.toolName,
     args: paused.call.input as Json,
@@ -217,7 +217,6 @@ async function askAndWait(tollgate: Tollgate, requestId: string, paused: PausedC
     ...(paused.reason ? { reason: clip(paused.reason, REASON_CHARS) } : {}),
     ...(summary ? { summary } : {}),
   });
-  return asked.status === "PENDING" ? tollgate.waitForDecision(asked.approvalId) : asked;
 }
 
 // ---- The messages ----------------------------------------------------------------

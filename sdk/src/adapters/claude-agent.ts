@@ -161,7 +161,7 @@ function permissionCallback(options: ClaudeAgentApprovalOptions, onAsked: () => 
  */
 async function askAndWait(options: ClaudeAgentApprovalOptions, ask: Ask, signal: AbortSignal): Promise<ApprovalResult> {
   const { tollgate } = options;
-  const asked = await tollgate.call("approval.request", {
+  const asked = tollgate.ask({
     requestId: options.requestId,
     tool: ask.tool,
     args: ask.args,
@@ -175,8 +175,7 @@ async function askAndWait(options: ClaudeAgentApprovalOptions, ask: Ask, signal:
     // A question has no rule that could let a timeout approve it: that outcome is for tool calls.
     ...(options.onTimeout && !(ask.kind === "question" && options.onTimeout === "approve") ? { onTimeout: options.onTimeout } : {}),
   });
-  if (asked.status !== "PENDING") return asked;
-  return untilAborted(tollgate.waitForDecision(asked.approvalId), signal);
+  return untilAborted(asked, signal);
 }
 
 function untilAborted<T>(wait: Promise<T>, signal: AbortSignal): Promise<T> {

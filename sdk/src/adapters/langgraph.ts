@@ -164,7 +164,7 @@ export class RunCanceledError extends Error {
 }
 
 async function askAndWait(tollgate: Tollgate, requestId: string, ask: Ask, batch: string, summary: string | undefined): Promise<ApprovalResult> {
-  const asked = await tollgate.call("approval.request", {
+  const result = await tollgate.ask({
     requestId,
     tool: ask.tool,
     args: ask.args,
@@ -174,7 +174,6 @@ async function askAndWait(tollgate: Tollgate, requestId: string, ask: Ask, batch
     ...(ask.allow ? { allow: ask.allow } : {}),
     ...((summary ?? ask.summary) ? { summary: clip((summary ?? ask.summary)!, SUMMARY_CHARS) } : {}),
   });
-  const result = asked.status === "PENDING" ? await tollgate.waitForDecision(asked.approvalId) : asked;
   if (result.status === "CANCELED") throw new RunCanceledError(result.approvalId);
   return result;
 }
