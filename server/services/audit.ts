@@ -1,7 +1,7 @@
 // Appends to the workspace's MAC-chained audit log inside the caller's
 // transaction, and verifies the chain for the console.
 import { Prisma } from "../db/generated/client.ts";
-import { auditMac, checkAgainstDigest, crossCheckApprovals, CURRENT_MAC_VERSION, GENESIS_HASH, verifyChain, type AuditDigest, type ChainVerdict } from "../domain/audit.ts";
+import { auditMac, checkAgainstDigest, type AuditContent, crossCheckApprovals, CURRENT_MAC_VERSION, GENESIS_HASH, verifyChain, type AuditDigest, type ChainVerdict } from "../domain/audit.ts";
 import { deriveKey } from "../secret.ts";
 import { lastDigest } from "./audit-seal.ts";
 import type { ServiceDeps, Tx } from "./deps.ts";
@@ -21,21 +21,7 @@ export interface AuditHead {
 }
 
 /** An entry as written: its content, its link to the one before, and its MAC. */
-export interface AuditRow {
-  workspaceId: string;
-  seq: number;
-  actorType: string;
-  actorId: string;
-  actorLabel: string;
-  action: string;
-  subjectType: string;
-  subjectId: string;
-  data: unknown;
-  createdAt: Date;
-  prevHash: string;
-  hash: string;
-  macVersion: number;
-}
+export type AuditRow = AuditContent & { prevHash: string; hash: string; macVersion: number };
 
 /**
  * Takes the workspace's audit lock (lock order step 4), then reads the chain's

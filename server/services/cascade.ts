@@ -38,18 +38,10 @@ export function mergeChanges(into: Changes, more: Partial<Changes>): Changes {
 }
 
 /**
- * Adds `delta` to the pending-approval count of a request and of every request
- * above it in the call chain, and re-derives each active request's status from
- * its count (lifecycle.requestStatusFor: PAUSED while the count is above zero).
- * Returns the requests whose status changed.
- */
-export function adjustPendingAlongChain(tx: Tx, requestId: string, delta: number): Promise<RequestChange[]> {
-  return adjustPendingAlongChains(tx, [{ requestId, delta }]);
-}
-
-/**
- * The same for many requests at once, in one statement
- * (tollgate_adjust_pending, migration 20261124150000_approval_functions):
+ * Adds each delta to the pending-approval count of its request and of every
+ * request above it in the call chain, and re-derives each active request's
+ * status from its count (PAUSED while the count is above zero), in one
+ * statement (tollgate_adjust_pending, migration 20261124150000_approval_functions):
  * deltas that meet on a shared ancestor are summed, so each row is updated
  * once. The caller has locked the chains (lockChain or lockChains in locks.ts).
  */
@@ -77,4 +69,23 @@ export async function refreshTaskStatuses(tx: Tx, taskIds: Iterable<string>): Pr
   return changed
     .map((row) => ({ workspaceId: row.workspace_id, taskId: row.task_id, sessionId: row.session_id, status: row.status }))
     .sort((a, b) => a.taskId.localeCompare(b.taskId));
+}
+
+/** A status change as the approval functions return it (tollgate_open_approval, tollgate_finish_approval). */
+export interface ChangeRow {
+  kind: string;
+  id: string;
+  task_id: string;
+  session_id: string;
+  workspace_id: string;
+  status: RunStatus;
+}
+
+/** The requests and tasks whose status changed, from the rows of kind 'request' and 'task'. */
+export function changesOf(rows: ChangeRow[]): Changes {
+  return {
+    requests: rows.filter((row) => row.kind === "request").map((row) => ({ workspaceId: row.workspace_id, requestId: row.id, taskId: row.task_id, sessionId: row.session_id, status: row.status })),
+    tasks: rows.filter((row) => row.kind === "task").map((row) => ({ workspaceId: row.workspace_id, taskId: row.id, sessionId: row.session_id, status: row.status })),
+    approvals: [],
+  };
 }

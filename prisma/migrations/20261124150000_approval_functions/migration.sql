@@ -71,6 +71,14 @@ BEGIN
 END
 $$;
 
+-- An audit entry as the server wrote it: content, link and MAC computed from
+-- the head it read behind the workspace's audit lock (server/services/audit.ts).
+CREATE FUNCTION tollgate_insert_audit_entry(p_audit json) RETURNS void LANGUAGE sql AS $$
+  INSERT INTO "AuditEntry" ("workspaceId", seq, "actorType", "actorId", "actorLabel", action, "subjectType", "subjectId", data, "prevHash", hash, "macVersion", "createdAt")
+  SELECT e."workspaceId", e.seq, e."actorType", e."actorId", e."actorLabel", e.action, e."subjectType", e."subjectId", e.data, e."prevHash", e.hash, e."macVersion", e."createdAt"
+  FROM json_populate_record(NULL::"AuditEntry", p_audit) e
+$$;
+
 -- Everything ending an approval writes, locked in the lock order
 -- (server/services/locks.ts): 1. its request's call chain; 2. the approval;
 -- 3. while it is pending, the tasks of that chain, whose statuses the ending
@@ -82,6 +90,7 @@ CREATE FUNCTION tollgate_lock_approval_ending(p_workspace_id text, p_approval_id
 RETURNS SETOF "Approval" LANGUAGE plpgsql AS $$
 DECLARE
   the_request_id text;
+  chain_task_ids text[];
   locked "Approval";
 BEGIN
   -- An approval never moves to another request, so its request is read unlocked.
@@ -89,12 +98,10 @@ BEGIN
   IF NOT FOUND THEN
     RETURN;
   END IF;
-  PERFORM 1 FROM tollgate_lock_chains(ARRAY[the_request_id]);
+  SELECT array_agg(c.task_id) INTO chain_task_ids FROM tollgate_lock_chains(ARRAY[the_request_id]) c;
   SELECT * INTO locked FROM "Approval" a WHERE a.id = p_approval_id FOR NO KEY UPDATE;
   IF locked.status = 'PENDING' THEN
-    PERFORM 1 FROM "Task" t
-    WHERE t.id IN (SELECT c.task_id FROM tollgate_call_chains(ARRAY[the_request_id]) c)
-    ORDER BY t.id FOR NO KEY UPDATE;
+    PERFORM 1 FROM "Task" t WHERE t.id = ANY(chain_task_ids) ORDER BY t.id FOR NO KEY UPDATE;
   END IF;
   RETURN NEXT locked;
 END
@@ -162,9 +169,7 @@ BEGIN
   VALUES (ended."workspaceId", ended."sessionId", ended."taskId", ended."requestId", 'EXECUTION', 'approval.decided', ended.tool, p_trace, p_now);
 
   -- 6. The audit entry, as the server chained it.
-  INSERT INTO "AuditEntry" ("workspaceId", seq, "actorType", "actorId", "actorLabel", action, "subjectType", "subjectId", data, "prevHash", hash, "macVersion", "createdAt")
-  SELECT e."workspaceId", e.seq, e."actorType", e."actorId", e."actorLabel", e.action, e."subjectType", e."subjectId", e.data, e."prevHash", e.hash, e."macVersion", e."createdAt"
-  FROM json_populate_record(NULL::"AuditEntry", p_audit) e;
+  PERFORM tollgate_insert_audit_entry(p_audit);
 END
 $$;
 
@@ -260,9 +265,7 @@ BEGIN
 
   -- 5. A rule's decision is audited like a person's.
   IF p_audit IS NOT NULL THEN
-    INSERT INTO "AuditEntry" ("workspaceId", seq, "actorType", "actorId", "actorLabel", action, "subjectType", "subjectId", data, "prevHash", hash, "macVersion", "createdAt")
-    SELECT e."workspaceId", e.seq, e."actorType", e."actorId", e."actorLabel", e.action, e."subjectType", e."subjectId", e.data, e."prevHash", e.hash, e."macVersion", e."createdAt"
-    FROM json_populate_record(NULL::"AuditEntry", p_audit) e;
+    PERFORM tollgate_insert_audit_entry(p_audit);
   END IF;
 END
 $$;

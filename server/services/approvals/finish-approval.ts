@@ -2,9 +2,9 @@
 // conditional write, so exactly one ending wins and un-pauses the call chain in its transaction.
 import type { Approval } from "../../db/generated/client.ts";
 import { newId } from "../../domain/ids.ts";
-import type { DecisionAction, RunStatus } from "../../domain/lifecycle.ts";
+import type { DecisionAction } from "../../domain/lifecycle.ts";
 import { type Actor, type AuditHead } from "../audit.ts";
-import type { Changes } from "../cascade.ts";
+import { changesOf, type ChangeRow, type Changes } from "../cascade.ts";
 import type { ServiceDeps, Tx } from "../deps.ts";
 import { APPROVAL_COLUMNS, splitApprovalRow, type ApprovalRow } from "./approval-row.ts";
 import type { ReceiptSubject } from "../receipts.ts";
@@ -148,15 +148,12 @@ export async function finishLockedApproval(
   );
   const delivery = locked.resumeUrl ? { id: newId("dlv"), url: locked.resumeUrl } : null;
   const trace = { approvalId: row.id, status: ending.status, action: ending.action, decidedBy: ending.decidedBy };
-  const rows = await tx.$queryRaw<{ kind: "approval" | "request" | "task"; id: string; task_id: string; session_id: string; workspace_id: string; status: RunStatus }[]>`
+  const rows = await tx.$queryRaw<ChangeRow[]>`
     SELECT * FROM tollgate_finish_approval(${row.id}, ${JSON.stringify(written)}::json, ${delivery && JSON.stringify(delivery)}::json,
       ${JSON.stringify(trace)}::json, ${JSON.stringify(audit)}::json, ${now}::timestamp(3))`;
+  // No 'approval' row: it was no longer pending, and nothing was written.
   if (rows[0]?.kind !== "approval") return null;
-  const changes: Changes = {
-    requests: rows.filter((change) => change.kind === "request").map((change) => ({ workspaceId: change.workspace_id, requestId: change.id, taskId: change.task_id, sessionId: change.session_id, status: change.status })),
-    tasks: rows.filter((change) => change.kind === "task").map((change) => ({ workspaceId: change.workspace_id, taskId: change.id, sessionId: change.session_id, status: change.status })),
-    approvals: [],
-  };
+  const changes = changesOf(rows);
   // The row as the conditional update left it (it changed nothing else).
   const updated: Approval = { ...row, ...written };
   changes.approvals.push(updated);

@@ -14,7 +14,7 @@ import type { AgentPrincipal } from "../../domain/principal.ts";
 import { toolAllowedByConfig, type ThreadConfig } from "../../domain/thread/config.ts";
 import { lockAuditHead, type AuditInput, type AuditRow } from "../audit.ts";
 import { mayActOnRequest, parseJsonColumn } from "../authority.ts";
-import type { Changes } from "../cascade.ts";
+import { changesOf, type ChangeRow, type Changes } from "../cascade.ts";
 import type { ServiceDeps, Tx } from "../deps.ts";
 import { policySetFor } from "../policies/policy-cache.ts";
 import { announcementRows, type AnnouncementRow } from "../notifications/announce.ts";
@@ -115,14 +115,10 @@ async function openApproval(
   audit: AuditRow | null,
   now: Date,
 ): Promise<Changes> {
-  const rows = await tx.$queryRaw<{ kind: "request" | "task"; id: string; task_id: string; session_id: string; workspace_id: string; status: RunStatus }[]>`
+  const rows = await tx.$queryRaw<ChangeRow[]>`
     SELECT * FROM tollgate_open_approval(${JSON.stringify(approval)}::json, ${JSON.stringify(traces)}::json, ${JSON.stringify(notifications)}::json,
       ${audit && JSON.stringify(audit)}::json, ${now}::timestamp(3))`;
-  return {
-    requests: rows.filter((change) => change.kind === "request").map((change) => ({ workspaceId: change.workspace_id, requestId: change.id, taskId: change.task_id, sessionId: change.session_id, status: change.status })),
-    tasks: rows.filter((change) => change.kind === "task").map((change) => ({ workspaceId: change.workspace_id, taskId: change.id, sessionId: change.session_id, status: change.status })),
-    approvals: [],
-  };
+  return changesOf(rows);
 }
 
 /** The columns the gate sets: who may decide, how, by when, and who is asked. */
