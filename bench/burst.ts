@@ -2,24 +2,18 @@
 // approval in the same instant; an operator decides each as its push arrives.
 // Measures, from the start, when the first and the last agent had its answer.
 import { createTollgate } from "../sdk/src/index.ts";
+import { approveEachAsked, type BenchOperator } from "./approver.ts";
 import type { BenchServer } from "./server.ts";
-import type { Socket } from "socket.io-client";
-import type { createTRPCClient } from "@trpc/client";
-import type { AppRouter } from "../server/api/router.ts";
 
 export interface BurstResult {
   firstMs: number;
   lastMs: number;
 }
 
-export async function burst(server: BenchServer, operator: { client: ReturnType<typeof createTRPCClient<AppRouter>>; socket: Socket }, agents: number): Promise<BurstResult> {
+export async function burst(server: BenchServer, operator: BenchOperator, agents: number): Promise<BurstResult> {
   const sdk = createTollgate({ url: server.url, apiKey: server.agentKey });
   const { sessionId } = await sdk.openSession({ title: "bench: burst" });
-  const onRequested = (event: { approvalId: string; sessionId: string }) => {
-    if (event.sessionId !== sessionId) return;
-    void operator.client.approval.decide.mutate({ approvalId: event.approvalId, action: "approve" }).catch(() => undefined);
-  };
-  operator.socket.on("approval:requested", onRequested);
+  const stopApproving = approveEachAsked(operator, sessionId);
   const started = performance.now();
   const answeredAt: number[] = [];
   try {
@@ -32,7 +26,7 @@ export async function burst(server: BenchServer, operator: { client: ReturnType<
       }),
     );
   } finally {
-    operator.socket.off("approval:requested", onRequested);
+    stopApproving();
     sdk.close();
   }
   return { firstMs: Math.min(...answeredAt), lastMs: Math.max(...answeredAt) };

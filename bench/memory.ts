@@ -5,10 +5,8 @@
 // and after 30 quiet seconds, once V8 has collected and given back what the
 // load left (its memory reducer runs when a process goes idle): what it keeps.
 import { createTollgate } from "../sdk/src/index.ts";
+import { approveEachAsked, type BenchOperator } from "./approver.ts";
 import type { BenchServer } from "./server.ts";
-import type { Socket } from "socket.io-client";
-import type { createTRPCClient } from "@trpc/client";
-import type { AppRouter } from "../server/api/router.ts";
 
 export interface MemoryResult {
   approvals: number;
@@ -31,17 +29,13 @@ async function processMetric(url: string, name: string): Promise<number> {
 
 export async function memoryAfterApprovals(
   server: BenchServer,
-  operator: { client: ReturnType<typeof createTRPCClient<AppRouter>>; socket: Socket },
+  operator: BenchOperator,
   total: number,
   agents = 100,
 ): Promise<MemoryResult> {
   const sdk = createTollgate({ url: server.url, apiKey: server.agentKey });
   const { sessionId } = await sdk.openSession({ title: "bench: memory" });
-  const onRequested = (event: { approvalId: string; sessionId: string }) => {
-    if (event.sessionId !== sessionId) return;
-    void operator.client.approval.decide.mutate({ approvalId: event.approvalId, action: "approve" }).catch(() => undefined);
-  };
-  operator.socket.on("approval:requested", onRequested);
+  const stopApproving = approveEachAsked(operator, sessionId);
   let asked = 0;
   const started = performance.now();
   try {
@@ -56,7 +50,7 @@ export async function memoryAfterApprovals(
       }),
     );
   } finally {
-    operator.socket.off("approval:requested", onRequested);
+    stopApproving();
     sdk.close();
   }
   const seconds = (performance.now() - started) / 1000;
