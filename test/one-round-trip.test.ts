@@ -366,6 +366,25 @@ describe("after the decision: the agent's reads and reports", () => {
   });
 });
 
+describe("the execution report's write-once guard", () => {
+  it.skipIf(TEST_TARGET !== "postgres")("two reports racing with other arguments: one is written and traced, the other is a CONFLICT", async () => {
+    const agent = agentCaller(app.deps);
+    const operator = await operatorCaller(app.deps);
+    const { sessionId } = await agent.session.open({ title: "racing reports" });
+    for (let round = 0; round < 8; round++) {
+      const begun = await agent.request.begin({ sessionId, agent: "mailer" });
+      const { approvalId } = await agent.approval.request({ requestId: begun.requestId, tool: "send_email", args: { to: "a@example.com" } });
+      await operator.approval.decide({ approvalId, action: "approve" });
+      const reports = await Promise.allSettled(
+        ["a@example.com", "b@example.com"].map((to) => agent.approval.reportExecution({ approvalId, executedArgs: { to } })),
+      );
+      expect(reports.filter((report) => report.status === "fulfilled")).toHaveLength(1);
+      expect(reports.find((report) => report.status === "rejected")).toMatchObject({ reason: { code: "CONFLICT" } });
+      expect(await db.prisma.traceEvent.count({ where: { requestId: begun.requestId, type: "tool.executed" } })).toBe(1);
+    }
+  });
+});
+
 describe("the audit chain's head, locked and read in one statement", () => {
   it.skipIf(TEST_TARGET !== "postgres")("appends racing in one workspace each chain to the one before: numbered without gaps, and the chain verifies", async () => {
     const actor = { type: "system" as const, id: "test", label: "test" };
