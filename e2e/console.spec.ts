@@ -3,7 +3,7 @@
 // hash-chain verdict, and state diffs between versions.
 import { expect, test } from "@playwright/test";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, BASE_URL } from "./fixtures";
-import { agentCall, finalScreenshot, inboxRow, logIn, requestApproval, unique } from "./helpers";
+import { agentCall, finalScreenshot, inboxRow, logIn, loginFormReady, requestApproval, unique } from "./helpers";
 
 test("unknown ids in the URL show the not-found page", async ({ page }, testInfo) => {
   await logIn(page);
@@ -29,6 +29,7 @@ test("an expired session goes to the login page keeping the URL, and logging in 
   // The server closes the session's live connection; the console checks the
   // session, is refused, and sends the operator to log in.
   await expect(page).toHaveURL(`${BASE_URL}/login?next=${encodeURIComponent(`/?approval=${pending.approvalId}`)}`);
+  await loginFormReady(page);
   await page.getByLabel("Email").fill(ADMIN_EMAIL);
   await page.getByLabel("Password").fill(ADMIN_PASSWORD);
   await page.getByRole("button", { name: "Log in" }).click();

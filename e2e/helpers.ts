@@ -101,8 +101,17 @@ export async function adminApi() {
   };
 }
 
+/**
+ * Waits until the login form is interactive (hydrated; its button is enabled
+ * then): what is typed into it before that can be lost.
+ */
+export async function loginFormReady(page: Page) {
+  await expect(page.getByRole("button", { name: "Log in" })).toBeEnabled();
+}
+
 export async function logIn(page: Page, email = ADMIN_EMAIL, password = ADMIN_PASSWORD, path = "/") {
   await page.goto(`/login?next=${encodeURIComponent(path)}`);
+  await loginFormReady(page);
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: "Log in" }).click();

@@ -5,7 +5,7 @@
 import { createServer } from "node:http";
 import { expect, test, type Page } from "@playwright/test";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, BASE_URL, E2E_PORT } from "./fixtures";
-import { awaitDecision, finalScreenshot, inboxRow, logIn, requestApproval, unique } from "./helpers";
+import { awaitDecision, finalScreenshot, inboxRow, logIn, loginFormReady, requestApproval, unique } from "./helpers";
 
 const detail = (page: Page) => page.getByRole("region", { name: "Approval detail" });
 
@@ -83,6 +83,7 @@ for (const next of ["/%5Cevil.example", "/%09/evil.example", "/.//evil.example",
     // A navigation that leaves would fail here rather than reach the network.
     await page.route((url) => url.hostname === "evil.example", (route) => route.abort());
     await page.goto(`/login?next=${next}`);
+    await loginFormReady(page);
     await page.getByLabel("Email").fill(ADMIN_EMAIL);
     await page.getByLabel("Password").fill(ADMIN_PASSWORD);
     await page.getByRole("button", { name: "Log in" }).click();
@@ -94,6 +95,7 @@ for (const next of ["/%5Cevil.example", "/%09/evil.example", "/.//evil.example",
 test("repeated wrong passwords are refused with when to try again", async ({ page }, testInfo) => {
   const email = `${unique("nobody")}@example.com`;
   await page.goto("/login");
+  await loginFormReady(page);
   await page.getByLabel("Email").fill(email);
   const error = page.locator("form").getByRole("alert");
   const submit = async (password: string) => {

@@ -2,8 +2,10 @@
 // operator logs in to the console (landing on the approval inbox) and sees it.
 import { expect, test } from "@playwright/test";
 import { ADMIN_EMAIL, ADMIN_IDENTITY, ADMIN_PASSWORD, AGENT_KEY, BASE_URL } from "./fixtures";
+import { loginFormReady } from "./helpers";
 
 async function logIn(page: import("@playwright/test").Page, password: string) {
+  await loginFormReady(page);
   await page.getByLabel("Email").fill(ADMIN_EMAIL);
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: "Log in" }).click();
