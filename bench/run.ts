@@ -180,7 +180,11 @@ async function traceIngest(server: BenchServer, seconds: number) {
   let events = 0;
   await Promise.all(
     Array.from({ length: 4 }, async () => {
-      while (now() < deadline) events += (await request.trace(batch)).accepted;
+      while (now() < deadline) {
+        // Read after the await: `events += await ...` would add to the total as it was before the call and lose the other writers' events.
+        const { accepted } = await request.trace(batch);
+        events += accepted;
+      }
     }),
   );
   return events / ((now() - started) / 1000);
