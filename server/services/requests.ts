@@ -354,21 +354,21 @@ export async function traceRequest(deps: ServiceDeps, agent: AgentPrincipal, req
 }
 
 /**
- * Writes the events of one request, sent as four arrays through unnest
- * whatever the batch's size (one plan, four parameters), with the request's
- * ids read in the same statement; `authority` is the condition on the request
- * row `r` the writing key must meet. Returns the rows written.
+ * Writes the events of one request, sent as one JSON array expanded by
+ * json_to_recordset whatever the batch's size (one plan, one parameter, no
+ * per-element escaping), with the request's ids read in the same statement;
+ * `authority` is the condition on the request row `r` the writing key must
+ * meet. Returns the rows written.
  */
 function insertTraceEvents(deps: ServiceDeps, workspaceId: string, requestId: string, events: TraceEventInput[], authority: Prisma.Sql): Promise<number> {
-  const categories = events.map((event) => (INTERACTION_TYPES.has(event.type) ? "INTERACTION" : "EXECUTION"));
-  const types = events.map((event) => event.type);
-  const names = events.map((event) => event.name ?? null);
-  const data = events.map((event) => (event.data === undefined ? null : JSON.stringify(event.data)));
+  const rows = JSON.stringify(
+    events.map((event) => ({ category: INTERACTION_TYPES.has(event.type) ? "INTERACTION" : "EXECUTION", type: event.type, name: event.name ?? null, data: event.data ?? null })),
+  );
   return deps.prisma.$executeRaw`
     INSERT INTO "TraceEvent" ("workspaceId", "sessionId", "taskId", "requestId", category, type, name, data, "createdAt")
-    SELECT r."workspaceId", r."sessionId", r."taskId", r.id, e.category::"TraceCategory", e.type, e.name, e.data::json, ${deps.now()}
+    SELECT r."workspaceId", r."sessionId", r."taskId", r.id, e.category::"TraceCategory", e.type, e.name, e.data, ${deps.now()}
     FROM "Request" r
-    CROSS JOIN unnest(${categories}::text[], ${types}::text[], ${names}::text[], ${data}::text[]) AS e(category, type, name, data)
+    CROSS JOIN json_to_recordset(${rows}::json) AS e(category text, type text, name text, data json)
     WHERE r.id = ${requestId} AND r."workspaceId" = ${workspaceId} AND ${authority}`;
 }
 
