@@ -46,7 +46,8 @@ export function tollgateElicitation(options: ElicitationOptions) {
     // URL mode is for what must not pass through anyone else (credentials, payments): it stays with the user.
     if (params.mode === "url") return { action: "decline" };
     const requestId = typeof options.requestId === "function" ? options.requestId() : options.requestId;
-    const asked = await options.tollgate.call("approval.request", {
+    // ask: one call, the decision then pushed on the connection the SDK holds.
+    const asked = options.tollgate.ask({
       requestId,
       tool: options.tool ?? "elicitation",
       args: {},
@@ -55,13 +56,13 @@ export function tollgateElicitation(options: ElicitationOptions) {
       summary: clip(params.message, SUMMARY_CHARS),
       externalId: `mcp:${connection}:${String(extra.requestId)}`,
     });
-    const result = asked.status === "PENDING" ? await waitKeepingAlive(options, asked.approvalId, request, extra) : asked;
+    const result = await keepingAlive(asked, request, extra, options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
     return result ? answerOf(result) : { action: "cancel" };
   };
 }
 
 /** Waits for the decision, sending progress meanwhile; null when the server gave up on the request. */
-async function waitKeepingAlive(options: ElicitationOptions, approvalId: string, request: ElicitRequest, extra: ElicitationExtra): Promise<ApprovalResult | null> {
+async function keepingAlive(decision: Promise<ApprovalResult>, request: ElicitRequest, extra: ElicitationExtra, heartbeatMs: number): Promise<ApprovalResult | null> {
   const progressToken = request.params._meta?.progressToken;
   let beats = 0;
   const heartbeat =
@@ -70,13 +71,13 @@ async function waitKeepingAlive(options: ElicitationOptions, approvalId: string,
       : setInterval(() => {
           beats += 1;
           void extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress: beats, message: "waiting for a person to answer in Tollgate" } }).catch(() => undefined);
-        }, options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
+        }, heartbeatMs);
   const aborted = new Promise<null>((resolve) => {
     if (extra.signal.aborted) resolve(null);
     extra.signal.addEventListener("abort", () => resolve(null), { once: true });
   });
   try {
-    return await Promise.race([options.tollgate.waitForDecision(approvalId), aborted]);
+    return await Promise.race([decision, aborted]);
   } finally {
     if (heartbeat) clearInterval(heartbeat);
   }
