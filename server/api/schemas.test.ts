@@ -17,6 +17,15 @@ describe("zJson: a JSON value checked by its serialised size", () => {
     expect(result.error?.issues[0]?.message).toBe("must be at most 1 KB as JSON");
   });
 
+  it("refuses a number too large for JSON, which JSON.parse reads as Infinity, nested anywhere", () => {
+    for (const body of ['{"amount":1e400}', '[1, {"deep": [-1e999]}]', "1e400"]) {
+      const result = small.safeParse(JSON.parse(body));
+      expect(result.success, body).toBe(false);
+      expect(result.error?.issues[0]?.message).toBe("must not contain a number too large for JSON (it would be Infinity)");
+    }
+    expect(zJsonObject(1024).safeParse(JSON.parse('{"amount":1e400}')).success).toBe(false);
+  });
+
   it("refuses a missing value, and values JSON cannot hold, without throwing", () => {
     expect(small.safeParse(undefined).success).toBe(false);
     expect(small.safeParse({ count: 1n }).success).toBe(false);
