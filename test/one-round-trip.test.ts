@@ -411,20 +411,29 @@ describe("request.trace in one statement", () => {
       { type: "tool_call", name: "search", data: { query: "b", a: 1 } },
       { type: "message", data: "plain text" },
       { type: "thought" },
+      { type: "tool_result", name: "search", data: null },
     ];
     const traced = await db.countStatements(() => agent.request.trace({ requestId: begun.requestId, events }));
-    expect(traced).toMatchObject({ result: { accepted: 3 }, statements: 1 });
-    const rows = await db.prisma.traceEvent.findMany({ where: { requestId: begun.requestId, type: { in: ["tool_call", "message", "thought"] } }, orderBy: { id: "asc" } });
-    expect(rows.map((row) => [row.type, row.name, row.data, row.taskId, row.sessionId])).toEqual([
-      ["tool_call", "search", { query: "b", a: 1 }, begun.taskId, sessionId],
-      ["message", null, "plain text", begun.taskId, sessionId],
-      ["thought", null, null, begun.taskId, sessionId],
+    expect(traced).toMatchObject({ result: { accepted: 4 }, statements: 1 });
+    const rows = await db.prisma.traceEvent.findMany({ where: { requestId: begun.requestId, type: { in: ["tool_call", "message", "thought", "tool_result"] } }, orderBy: { id: "asc" } });
+    expect(rows.map((row) => [row.type, row.category, row.name, row.data, row.taskId, row.sessionId])).toEqual([
+      ["tool_call", "EXECUTION", "search", { query: "b", a: 1 }, begun.taskId, sessionId],
+      ["message", "INTERACTION", null, "plain text", begun.taskId, sessionId],
+      ["thought", "EXECUTION", null, null, begun.taskId, sessionId],
+      ["tool_result", "EXECUTION", "search", null, begun.taskId, sessionId],
     ]);
     expect(Object.keys(rows[0]!.data as object)).toEqual(["query", "a"]);
+    // Stored as sent: no data is SQL NULL, a data of null is JSON null.
+    const stored = await db.prisma.$queryRaw<{ type: string; text: string | null }[]>`
+      SELECT type, data::text AS text FROM "TraceEvent" WHERE "requestId" = ${begun.requestId} AND type IN ('thought', 'tool_result') ORDER BY id`;
+    expect(stored).toEqual([
+      { type: "thought", text: null },
+      { type: "tool_result", text: "null" },
+    ]);
 
     const admin = await operatorCaller(app.deps);
     const stranger = agentCaller(app.deps, (await admin.agentKey.create({ name: "another service" })).key);
     await expect(stranger.request.trace({ requestId: begun.requestId, events })).rejects.toMatchObject({ code: "NOT_FOUND" });
-    expect(await db.prisma.traceEvent.count({ where: { requestId: begun.requestId } })).toBe(4);
+    expect(await db.prisma.traceEvent.count({ where: { requestId: begun.requestId } })).toBe(5);
   });
 });

@@ -354,22 +354,24 @@ export async function traceRequest(deps: ServiceDeps, agent: AgentPrincipal, req
 }
 
 /**
- * Writes the events of one request, sent as one JSON array expanded by
- * json_to_recordset whatever the batch's size (one plan, one parameter, no
- * per-element escaping), with the request's ids read in the same statement;
- * `authority` is the condition on the request row `r` the writing key must
- * meet. Returns the rows written.
+ * Writes the events of one request, sent as one JSON array whatever the
+ * batch's size (one plan, one parameter, no per-element escaping), with the
+ * request's ids read in the same statement; `authority` is the condition on
+ * the request row `r` the writing key must meet. An event's data is taken with
+ * `->`, so JSON null stays JSON null and only an absent `data` is SQL NULL.
+ * Returns the rows written.
  */
 function insertTraceEvents(deps: ServiceDeps, workspaceId: string, requestId: string, events: TraceEventInput[], authority: Prisma.Sql): Promise<number> {
   const rows = JSON.stringify(
-    events.map((event) => ({ category: INTERACTION_TYPES.has(event.type) ? "INTERACTION" : "EXECUTION", type: event.type, name: event.name ?? null, data: event.data ?? null })),
+    events.map((event) => ({ category: INTERACTION_TYPES.has(event.type) ? "INTERACTION" : "EXECUTION", type: event.type, name: event.name, data: event.data })),
   );
   return deps.prisma.$executeRaw`
     INSERT INTO "TraceEvent" ("workspaceId", "sessionId", "taskId", "requestId", category, type, name, data, "createdAt")
-    SELECT r."workspaceId", r."sessionId", r."taskId", r.id, e.category::"TraceCategory", e.type, e.name, e.data, ${deps.now()}
+    SELECT r."workspaceId", r."sessionId", r."taskId", r.id, (e.value->>'category')::"TraceCategory", e.value->>'type', e.value->>'name', e.value->'data', ${deps.now()}
     FROM "Request" r
-    CROSS JOIN json_to_recordset(${rows}::json) AS e(category text, type text, name text, data json)
-    WHERE r.id = ${requestId} AND r."workspaceId" = ${workspaceId} AND ${authority}`;
+    CROSS JOIN json_array_elements(${rows}::json) WITH ORDINALITY AS e(value, position)
+    WHERE r.id = ${requestId} AND r."workspaceId" = ${workspaceId} AND ${authority}
+    ORDER BY e.position`;
 }
 
 /**
