@@ -14,8 +14,8 @@
 //   4. The workspace's audit chain head (an advisory lock taken by the append).
 //
 // Every lock is FOR NO KEY UPDATE, not FOR UPDATE: inserting a row that
-// refers to a locked one (a trace event to its task, an approval to its
-// request) takes a key-share lock on it, which FOR UPDATE conflicts with, so
+// refers to a locked one (an approval to its request, a request to its
+// task) takes a key-share lock on it, which FOR UPDATE conflicts with, so
 // two use cases that had each written such a row and then locked the row
 // would wait on each other. NO KEY UPDATE still queues every use case behind
 // another's lock; no use case changes an id or deletes an engine row.
