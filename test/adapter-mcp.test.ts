@@ -95,4 +95,35 @@ describe("MCP adapter", () => {
     expect(mcp.elicited).toEqual([{ action: "decline" }, { action: "cancel" }]);
     await mcp.close();
   });
+
+  it("mcp: the same handler on a new connection, whose request ids start again, asks afresh instead of answering with an earlier decision", async () => {
+    const tollgate = agentSdk(test.url);
+    const { sessionId } = await tollgate.openSession({ title: "mcp reconnect" });
+    const request = await tollgate.begin({ sessionId, agent: "calendar-agent", framework: "mcp" });
+    const handler = tollgateElicitation({ tollgate, requestId: request.requestId });
+    const answers: ElicitResult[] = [];
+    for (const attendee of ["ada@example.com", "grace@example.com"]) {
+      // A new server (as after a restart) on a new connection: its first request id again.
+      const server = new McpServer({ name: "calendar", version: "1.0.0" });
+      server.registerTool("book_meeting", { description: "Books a meeting" }, async () => {
+        answers.push(await server.server.elicitInput({ mode: "form", message: "Book a meeting with **whom**?", requestedSchema: MEETING as never }));
+        return { content: [] };
+      });
+      const client = new Client({ name: "agent", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } } });
+      client.setRequestHandler(ElicitRequestSchema, handler);
+      const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+      await Promise.all([server.connect(serverEnd), client.connect(clientEnd)]);
+      const called = client.callTool({ name: "book_meeting", arguments: {} });
+      const approval = await pendingForm(sessionId);
+      await operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "edit", args: { attendee, minutes: 30 } });
+      await called;
+      await client.close();
+      await server.close();
+    }
+    expect(answers).toEqual([
+      { action: "accept", content: { attendee: "ada@example.com", minutes: 30 } },
+      { action: "accept", content: { attendee: "grace@example.com", minutes: 30 } },
+    ]);
+    tollgate.close();
+  });
 });

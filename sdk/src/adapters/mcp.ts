@@ -39,8 +39,12 @@ const DEFAULT_HEARTBEAT_MS = 15_000;
  * The client must declare the capability: `new Client(info, { capabilities: { elicitation: { form: {} } } })`.
  */
 export function tollgateElicitation(options: ElicitationOptions) {
-  // MCP request ids restart with every connection: this handler's own prefix keeps them apart.
-  const connection = randomUUID();
+  // The framework id of each elicitation. MCP never sends a request twice, and
+  // its request ids start again with every connection (a server's restart): a
+  // prefix of this handler's own and its count of elicitations keep each one its
+  // own approval; the MCP request id is kept in it for reading.
+  const handler = randomUUID();
+  let elicitations = 0;
   return async (request: ElicitRequest, extra: ElicitationExtra): Promise<ElicitResult> => {
     const params = request.params;
     // URL mode is for what must not pass through anyone else (credentials, payments): it stays with the user.
@@ -54,7 +58,7 @@ export function tollgateElicitation(options: ElicitationOptions) {
       kind: "form",
       form: params.requestedSchema as Record<string, Json>,
       summary: clip(params.message, SUMMARY_CHARS),
-      externalId: `mcp:${connection}:${String(extra.requestId)}`,
+      externalId: `mcp:${handler}:${(elicitations += 1)}:${String(extra.requestId)}`,
     });
     const result = await keepingAlive(asked, request, extra, options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
     return result ? answerOf(result) : { action: "cancel" };
