@@ -35,6 +35,23 @@ async function serverTotals(url: string): Promise<{ count: number; seconds: numb
 }
 
 /**
+ * What one scrape of /metrics itself adds to the statement totals: the least
+ * of five pairs of scrapes with nothing between them. Background work (a
+ * decision's webhook, a job's poll) can only add to a pair, and one pair that
+ * caught some made every call's share come out too small, even negative.
+ */
+async function scrapeCost(url: string): Promise<{ count: number; seconds: number }> {
+  let least = { count: Infinity, seconds: Infinity };
+  for (let i = 0; i < 5; i++) {
+    const first = await serverTotals(url);
+    const second = await serverTotals(url);
+    const pair = { count: second.count - first.count, seconds: second.seconds - first.seconds };
+    if (pair.count < least.count || (pair.count === least.count && pair.seconds < least.seconds)) least = pair;
+  }
+  return least;
+}
+
+/**
  * Runs `once` `count` times after 10 warm-up calls, each on what one `prepare`
  * made. Everything is prepared first, so no background work of the preparing
  * (a decision's webhook, say) runs inside a measured call; a scrape's own
@@ -44,9 +61,7 @@ async function cost<T>(server: BenchServer, call: string, count: number, prepare
   for (let i = 0; i < 10; i++) await once(await prepare());
   const prepared: T[] = [];
   for (let i = 0; i < count; i++) prepared.push(await prepare());
-  const first = await serverTotals(server.url);
-  const second = await serverTotals(server.url);
-  const scrape = { count: second.count - first.count, seconds: second.seconds - first.seconds };
+  const scrape = await scrapeCost(server.url);
   const samples: number[] = [];
   let statements = 0;
   let seconds = 0;
