@@ -87,7 +87,8 @@ export async function applyMigrations(
   adapterFactory: SqlMigrationAwareDriverAdapterFactory,
   baseDir = MIGRATIONS_DIR,
 ): Promise<string[]> {
-  const engine = await createEngine(adapterFactory);
+  const connections = closingConnections(adapterFactory);
+  const engine = await createEngine(connections.factory);
   try {
     const result = await engine.applyMigrations({
       migrationsList: await readMigrations(baseDir),
@@ -96,7 +97,30 @@ export async function applyMigrations(
     return result.appliedMigrationNames;
   } finally {
     engine.free();
+    await connections.closeAll();
   }
+}
+
+/**
+ * The factory with every connection it opens remembered, to be closed when the
+ * engine is done. The engine holds PostgreSQL's migration advisory lock on its
+ * connection and frees itself without closing it: left open, the lock held
+ * another node's migrations back until the pool dropped the idle connection.
+ */
+function closingConnections(adapterFactory: SqlMigrationAwareDriverAdapterFactory) {
+  const opened: { dispose(): Promise<void> }[] = [];
+  const remember = async <T extends { dispose(): Promise<void> }>(connection: Promise<T>) => {
+    const adapter = await connection;
+    opened.push(adapter);
+    return adapter;
+  };
+  const factory: SqlMigrationAwareDriverAdapterFactory = {
+    provider: adapterFactory.provider,
+    adapterName: adapterFactory.adapterName,
+    connect: () => remember(adapterFactory.connect()),
+    connectToShadowDb: () => remember(adapterFactory.connectToShadowDb()),
+  };
+  return { factory, closeAll: () => Promise.all(opened.splice(0).map((adapter) => adapter.dispose())).then(() => undefined) };
 }
 
 /**
