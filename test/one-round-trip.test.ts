@@ -300,6 +300,26 @@ describe("approval.decide in two statements", () => {
     expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
   });
 
+  it("only a decision that queued a webhook delivery wakes the webhook deliverer (its look for due deliveries costs statements on the database every call shares)", async () => {
+    const agent = agentCaller(app.deps);
+    const operator = await operatorCaller(app.deps);
+    const { sessionId } = await agent.session.open({ title: "webhooks" });
+    const polled = await agent.request.begin({ sessionId, agent: "mailer" });
+    const hooked = await agent.request.begin({ sessionId, agent: "mailer", resumeUrl: "https://hooks.example.com/resume" });
+    const ask = (requestId: string) => agent.approval.request({ requestId, tool: "send_email", args: {} });
+    const [first, second] = [await ask(polled.requestId), await ask(hooked.requestId)];
+    const queued: number[] = [];
+    const unsubscribe = app.deps.bus.on("webhook:queued", ({ count }) => queued.push(count));
+    try {
+      await operator.approval.decide({ approvalId: first.approvalId, action: "approve" });
+      expect(queued).toEqual([]);
+      await operator.approval.decide({ approvalId: second.approvalId, action: "reject" });
+      expect(queued).toEqual([1]);
+    } finally {
+      unsubscribe();
+    }
+  });
+
   it("the ending's conditional write is write-once in the SQL itself: a second ending of the same approval writes nothing", async () => {
     const agent = agentCaller(app.deps);
     const { sessionId } = await agent.session.open({ title: "write-once" });

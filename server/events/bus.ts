@@ -35,6 +35,11 @@ export interface TollgateEvents {
   };
   /** An agent reported what it ran under an approval; `deviated`: not what was approved. */
   "approval:executed": { workspaceId: string; approvalId: string; sessionId: string; taskId: string; deviated: boolean };
+  /**
+   * Decisions' webhook deliveries were queued: this node's webhook deliverer
+   * sends them (not bridged: other nodes find them when they next look).
+   */
+  "webhook:queued": { count: number };
   /** Announcements were written: the notification deliverer sends them. */
   "notification:queued": { workspaceId: string };
   "approval:decided": {

@@ -23,7 +23,8 @@ export class WebhookDeliverer {
   private readonly unsubscribe: () => void;
 
   constructor(private readonly deps: ServiceDeps) {
-    this.unsubscribe = deps.bus.on("approval:decided", () => this.loop.wake());
+    // Only decisions that queued a delivery wake it: most requests have no resumeUrl.
+    this.unsubscribe = deps.bus.on("webhook:queued", () => this.loop.wake());
   }
 
   start(): void {

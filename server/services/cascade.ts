@@ -26,14 +26,17 @@ export interface Changes {
   tasks: TaskChange[];
   /** Approvals that ended (decided, expired, canceled). */
   approvals: Approval[];
+  /** Webhook deliveries queued with those endings (for requests with a resumeUrl). */
+  deliveriesQueued: number;
 }
 
-export const noChanges = (): Changes => ({ requests: [], tasks: [], approvals: [] });
+export const noChanges = (): Changes => ({ requests: [], tasks: [], approvals: [], deliveriesQueued: 0 });
 
 export function mergeChanges(into: Changes, more: Partial<Changes>): Changes {
   into.requests.push(...(more.requests ?? []));
   into.tasks.push(...(more.tasks ?? []));
   into.approvals.push(...(more.approvals ?? []));
+  into.deliveriesQueued += more.deliveriesQueued ?? 0;
   return into;
 }
 
@@ -87,5 +90,6 @@ export function changesOf(rows: ChangeRow[]): Changes {
     requests: rows.filter((row) => row.kind === "request").map((row) => ({ workspaceId: row.workspace_id, requestId: row.id, taskId: row.task_id, sessionId: row.session_id, status: row.status })),
     tasks: rows.filter((row) => row.kind === "task").map((row) => ({ workspaceId: row.workspace_id, taskId: row.id, sessionId: row.session_id, status: row.status })),
     approvals: [],
+    deliveriesQueued: 0,
   };
 }

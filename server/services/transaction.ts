@@ -39,6 +39,7 @@ export function publishChanges(deps: ServiceDeps, changes: Changes): void {
   }
   for (const change of changes.requests) deps.bus.publish("request:updated", change);
   for (const change of changes.tasks) deps.bus.publish("task:updated", change);
+  if (changes.deliveriesQueued > 0) deps.bus.publish("webhook:queued", { count: changes.deliveriesQueued });
 }
 
 /**

@@ -157,5 +157,6 @@ export async function finishLockedApproval(
   // The row as the conditional update left it (it changed nothing else).
   const updated: Approval = { ...row, ...written };
   changes.approvals.push(updated);
+  if (delivery) changes.deliveriesQueued += 1;
   return { approval: updated, changes };
 }
