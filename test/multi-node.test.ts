@@ -142,6 +142,28 @@ for (const [transport, redisUrl] of [
       onB.close();
     });
 
+    it("multi-node: demoting an operator on node A applies to their next call on node B, where their session was remembered", async () => {
+      const [a, b] = nodes();
+      const adminOnA = await operatorClient(a.url);
+      const email = `demoted-${Math.random().toString(36).slice(2, 8)}@example.com`;
+      const password = "demoted operator password";
+      const { id } = await adminOnA.operator.create.mutate({ email, name: "Demoted", role: "OPERATOR", password });
+      const onB = await operatorClient(b.url, { email, password });
+      expect((await onB.auth.me.query()).operator.role).toBe("OPERATOR");
+      const heardOnB = new Promise<void>((resolve) => {
+        const stop = b.deps.bus.on("operator:changed", ({ operatorId }) => {
+          if (operatorId !== id) return;
+          stop();
+          resolve();
+        });
+      });
+      await adminOnA.operator.setRole.mutate({ operatorId: id, role: "VIEWER" });
+      // Once node B has heard of it (as fast as the bridge carries events), the remembered session is gone.
+      await heardOnB;
+      expect((await onB.auth.me.query()).operator.role).toBe("VIEWER");
+      await expect(onB.approval.decideMany.mutate({ approvalIds: ["apr_0000000000000000000000"], action: "approve" })).rejects.toMatchObject({ data: { code: "FORBIDDEN" } });
+    });
+
     it("multi-node: logging out on node B closes that session's socket held by node A", async () => {
       const [a, b] = nodes();
       const { socket, cookie } = await operatorSocket(a.url);

@@ -86,7 +86,7 @@ describe("operator tokens", () => {
     const carol = await newOperator("OPERATOR");
     const { token } = await carol.client.auth.createToken.mutate({ name: "carol-bot", password: carol.password });
     expect((await asBearer(token)).status).toBe(200);
-    await test.server.database.prisma.operator.update({ where: { id: carol.id }, data: { disabledAt: new Date() } });
+    await admin.operator.setDisabled.mutate({ operatorId: carol.id, disabled: true });
     expect((await asBearer(token)).status).toBe(401);
   });
 });

@@ -66,6 +66,8 @@ export interface TollgateEvents {
   "agent-key:changed": { workspaceId: string; agentKeyId: string; keyHash: string; revoked: boolean };
   /** An operator session was logged out or revoked (not forwarded to browsers). */
   "operator:session-ended": { workspaceId: string; sessionId: string };
+  /** An operator's role or access changed: every node reads their sessions again (not forwarded to browsers). */
+  "operator:changed": { workspaceId: string; operatorId: string };
   /**
    * The link to the other nodes came back after a drop: events sent meanwhile
    * were missed, so every socket this node holds is told to read again (not bridged).
@@ -112,4 +114,4 @@ export const EVENT_NAMES: EventName[] = [
 ];
 
 /** Events every node hears from the others (see bridge.ts): the console's, and the ones that end access. */
-export const BRIDGED_EVENTS: EventName[] = [...EVENT_NAMES, "operator:session-ended", "agent-key:changed"];
+export const BRIDGED_EVENTS: EventName[] = [...EVENT_NAMES, "operator:session-ended", "operator:changed", "agent-key:changed"];

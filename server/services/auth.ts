@@ -145,13 +145,18 @@ interface SessionOfOperator {
 }
 
 export async function authenticateOperator(deps: ServiceDeps, token: string): Promise<OperatorPrincipal | null> {
-  // One statement (Prisma would read the session and its operator in two): every operator call starts here.
+  const tokenHash = sha256(token);
+  const cache = deps.operatorSessionCache;
+  const cached = cache.get(tokenHash, deps.now());
+  if (cached) return cached;
+  const generation = cache.generation();
+  // One statement (Prisma would read the session and its operator in two).
   const [session] = await deps.prisma.$queryRaw<SessionOfOperator[]>`
     SELECT s.id, s."workspaceId", s."operatorId", s."expiresAt", s."revokedAt", o.email, o.name, o.role::text AS role, o."disabledAt"
     FROM "OperatorSession" s JOIN "Operator" o ON o.id = s."operatorId"
-    WHERE s."tokenHash" = ${sha256(token)}`;
+    WHERE s."tokenHash" = ${tokenHash}`;
   if (!session || session.revokedAt || session.expiresAt <= deps.now() || session.disabledAt) return null;
-  return {
+  const principal: OperatorPrincipal = {
     kind: "operator",
     workspaceId: session.workspaceId,
     operatorId: session.operatorId,
@@ -161,6 +166,8 @@ export async function authenticateOperator(deps: ServiceDeps, token: string): Pr
     name: session.name,
     role: session.role,
   };
+  cache.remember(tokenHash, principal, generation, deps.now());
+  return principal;
 }
 
 export async function logout(deps: ServiceDeps, principal: OperatorPrincipal): Promise<void> {

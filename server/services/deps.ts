@@ -10,6 +10,7 @@ import { generateSecret } from "../secret.ts";
 import { AuditLog } from "./audit.ts";
 import type { DigestSink } from "./audit-seal.ts";
 import type { AgentKeyCache } from "./auth.ts";
+import { OperatorSessionCache } from "./operator-session-cache.ts";
 import { createLoginThrottle, type LoginThrottle } from "./login-throttle.ts";
 import type { PolicyCache } from "./policies/policy-cache.ts";
 import { ReceiptSigner } from "./receipts.ts";
@@ -23,6 +24,7 @@ export interface ServiceDeps {
   now: () => Date;
   sessionTtlHours: number;
   agentKeyCache: AgentKeyCache;
+  operatorSessionCache: OperatorSessionCache;
   waiters: DecisionWaiters;
   /** Compiled policy rules per workspace, checked against the workspace's policyVersion. */
   policyCache: PolicyCache;
@@ -81,6 +83,7 @@ export function createServiceDeps(
     now: () => new Date(),
     sessionTtlHours: options.sessionTtlHours ?? 12,
     agentKeyCache: new Map(),
+    operatorSessionCache: new OperatorSessionCache(),
     waiters: new DecisionWaiters(bus),
     policyCache: new Map(),
     receipts:
@@ -98,8 +101,16 @@ export function createServiceDeps(
     agentLivenessMs: options.agentLivenessMs ?? 90_000,
     shutdown: options.shutdown ?? new AbortController().signal,
   };
-  // A key revoked or changed on any node is read again on this one at its next call.
+  // A key or an operator's session revoked or changed on any node is read
+  // again on this one at its next call; after the link between nodes dropped,
+  // every one is.
   bus.on("agent-key:changed", ({ keyHash }) => deps.agentKeyCache.delete(keyHash));
+  bus.on("operator:session-ended", ({ sessionId }) => deps.operatorSessionCache.forgetSession(sessionId));
+  bus.on("operator:changed", ({ operatorId }) => deps.operatorSessionCache.forgetOperator(operatorId));
+  bus.on("bridge:resumed", () => {
+    deps.agentKeyCache.clear();
+    deps.operatorSessionCache.clear();
+  });
   return deps;
 }
 

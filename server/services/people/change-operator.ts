@@ -30,14 +30,17 @@ async function keepAnAdmin(tx: Tx, workspaceId: string, operatorId: string, chan
 
 export async function setOperatorRole(deps: ServiceDeps, admin: OperatorPrincipal, operatorId: string, role: OperatorRoleName) {
   const now = deps.now();
-  return deps.prisma.$transaction(async (tx) => {
+  const changed = await deps.prisma.$transaction(async (tx) => {
     const operator = await findOperator(tx, admin, operatorId);
-    if (operator.role === role) return { id: operator.id, role };
+    if (operator.role === role) return false;
     if (operator.role === "ADMIN" && !operator.disabledAt) await keepAnAdmin(tx, admin.workspaceId, operator.id, `making ${operator.email} ${role.toLowerCase()}`);
     await tx.operator.update({ where: { id: operator.id }, data: { role } });
     await deps.audit.append(tx, admin.workspaceId, { actor: actorOf(admin), action: "operator.role_changed", subjectType: "operator", subjectId: operator.id, data: { email: operator.email, from: operator.role, to: role } }, now);
-    return { id: operator.id, role };
+    return true;
   });
+  // Their very next call, on any node, has the new role.
+  if (changed) deps.bus.publish("operator:changed", { workspaceId: admin.workspaceId, operatorId });
+  return { id: operatorId, role };
 }
 
 export async function setOperatorDisabled(deps: ServiceDeps, admin: OperatorPrincipal, operatorId: string, disabled: boolean) {
@@ -57,6 +60,7 @@ export async function setOperatorDisabled(deps: ServiceDeps, admin: OperatorPrin
     return { result: { id: operator.id, disabled }, ended };
   });
   announceEndedSessions(deps, admin.workspaceId, ended);
+  deps.bus.publish("operator:changed", { workspaceId: admin.workspaceId, operatorId });
   return result;
 }
 
