@@ -51,16 +51,43 @@ export async function postgresTransport(databaseUrl: string): Promise<BridgeTran
     }, waitMs);
   }
 
+  // Messages published while a NOTIFY is on its way go together in the next
+  // one: a use case's events (a decision, its requests, their tasks) cost one
+  // statement, not one each, and the connection never has two queries at once.
+  // PostgreSQL delivers a transaction's notifications in order, and identical
+  // ones once, which is enough for events that only say "read again".
+  let queued: { message: string; settle: (error?: unknown) => void }[] = [];
+  let sending = false;
+
+  async function sendQueued(): Promise<void> {
+    sending = true;
+    while (queued.length > 0) {
+      const batch = queued;
+      queued = [];
+      let failure: unknown;
+      try {
+        // Events of a node that is shutting down have nobody left to tell here.
+        if (!closed) {
+          if (!client) throw new Error("not connected (reconnecting)");
+          await client.query("SELECT pg_notify($1, message) FROM unnest($2::text[]) AS message", [CHANNEL, batch.map((each) => each.message)]);
+        }
+      } catch (error) {
+        if (!closed) failure = error;
+      }
+      for (const each of batch) each.settle(failure);
+    }
+    sending = false;
+  }
+
   client = await connect();
   return {
     name: "postgres",
     maxMessageBytes: MAX_PAYLOAD_BYTES,
-    async publish(message) {
-      // Events of a node that is shutting down have nobody left to tell here.
-      if (closed) return;
-      if (!client) throw new Error("not connected (reconnecting)");
-      await client.query("SELECT pg_notify($1, $2)", [CHANNEL, message]).catch((error: unknown) => {
-        if (!closed) throw error;
+    publish(message) {
+      if (closed) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => {
+        queued.push({ message, settle: (error) => (error === undefined ? resolve() : reject(error)) });
+        if (!sending) void sendQueued();
       });
     },
     async subscribe(listener) {
