@@ -39,17 +39,32 @@ function loadEngineModule(): Promise<typeof engineGlue> {
   return engineModule;
 }
 
-async function createEngine(
+/**
+ * Runs `use` with a schema engine on the factory's connections, then frees the
+ * engine and closes every connection it opened. The engine holds PostgreSQL's
+ * migration advisory lock on its connection and frees itself without closing
+ * it: left open, the lock held another node's migrations back until the pool
+ * dropped the idle connection.
+ */
+async function withEngine<T>(
   adapterFactory: SqlMigrationAwareDriverAdapterFactory,
-  schemaText?: string,
-): Promise<SchemaEngine> {
+  schemaText: string | undefined,
+  use: (engine: SchemaEngine) => Promise<T>,
+): Promise<T> {
   const glue = await loadEngineModule();
   const datamodels: [string, string][] = [[SCHEMA_PATH, schemaText ?? (await readFile(SCHEMA_PATH, "utf8"))]];
-  return (glue as unknown as { SchemaEngine: typeof SchemaEngine }).SchemaEngine.new(
+  const connections = closingConnections(adapterFactory);
+  const engine = await (glue as unknown as { SchemaEngine: typeof SchemaEngine }).SchemaEngine.new(
     { datamodels },
     () => {},
-    bindMigrationAwareSqlAdapterFactory(adapterFactory),
+    bindMigrationAwareSqlAdapterFactory(connections.factory),
   );
+  try {
+    return await use(engine);
+  } finally {
+    engine.free();
+    await connections.closeAll();
+  }
 }
 
 /** Reads prisma/migrations the way `prisma migrate deploy` does. */
@@ -87,26 +102,16 @@ export async function applyMigrations(
   adapterFactory: SqlMigrationAwareDriverAdapterFactory,
   baseDir = MIGRATIONS_DIR,
 ): Promise<string[]> {
-  const connections = closingConnections(adapterFactory);
-  const engine = await createEngine(connections.factory);
-  try {
+  return withEngine(adapterFactory, undefined, async (engine) => {
     const result = await engine.applyMigrations({
       migrationsList: await readMigrations(baseDir),
       filters: noFilters,
     });
     return result.appliedMigrationNames;
-  } finally {
-    engine.free();
-    await connections.closeAll();
-  }
+  });
 }
 
-/**
- * The factory with every connection it opens remembered, to be closed when the
- * engine is done. The engine holds PostgreSQL's migration advisory lock on its
- * connection and frees itself without closing it: left open, the lock held
- * another node's migrations back until the pool dropped the idle connection.
- */
+/** The factory with every connection it opens remembered, to be closed when the engine is done. */
 function closingConnections(adapterFactory: SqlMigrationAwareDriverAdapterFactory) {
   const opened: { dispose(): Promise<void> }[] = [];
   const remember = async <T extends { dispose(): Promise<void> }>(connection: Promise<T>) => {
@@ -134,8 +139,7 @@ export async function diffMigrationsToSchema(
   baseDir = MIGRATIONS_DIR,
 ): Promise<string> {
   const text = schemaText ?? (await readFile(SCHEMA_PATH, "utf8"));
-  const engine = await createEngine(shadowAdapterFactory, text);
-  try {
+  return withEngine(shadowAdapterFactory, text, async (engine) => {
     const migrations = await readMigrations(baseDir);
     const result = await engine.diff({
       from: migrations.migrationDirectories.length > 0 ? { tag: "migrations", ...migrations } : { tag: "empty" },
@@ -146,7 +150,5 @@ export async function diffMigrationsToSchema(
     });
     const sql = result.stdout ?? "";
     return result.exitCode === 2 ? sql : "";
-  } finally {
-    engine.free();
-  }
+  });
 }
