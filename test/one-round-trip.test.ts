@@ -2,7 +2,7 @@
 // migration): counted at the driver, and checked for what they write; and the
 // task-status function every use case shares, table-driven. Their races on
 // PostgreSQL are in lock-order.test.ts.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { RunStatus } from "../server/domain/lifecycle.ts";
 import { newId } from "../server/domain/ids.ts";
 import { verifyAudit } from "../server/services/audit.ts";
@@ -181,7 +181,7 @@ describe("a task's status, derived by tollgate_refresh_task_statuses (invariant 
 });
 
 describe("approval.request in two statements", () => {
-  it("a call put before a person: one statement locks the chain and reads the gate's facts, one writes the approval, pauses the chain and traces it", async () => {
+  it("a call put before a person: one statement reads the gate's facts, one locks the chain, finds them unchanged, writes the approval, pauses the chain and traces it", async () => {
     const agent = agentCaller(app.deps);
     const { sessionId } = await agent.session.open({ title: "two statements" });
     await keyUseRecorded();
@@ -243,7 +243,7 @@ describe("approval.request in two statements", () => {
     await expect(agent.approval.request({ ...ask, requestId: other.requestId })).rejects.toThrow(/already used for approval/);
   });
 
-  it("a call a rule approves is three: the audit entry chains to the head read behind the workspace's audit lock", async () => {
+  it("a call a rule approves is two as well: the audit entry chains to the head read with the facts, found still the head behind the workspace's audit lock", async () => {
     const admin = await operatorCaller(app.deps);
     await admin.policy.create({ name: "lookups", match: { tool: "lookup_*" }, outcome: "approve" });
     const agent = agentCaller(app.deps);
@@ -254,7 +254,7 @@ describe("approval.request in two statements", () => {
 
     const { result, statements } = await db.countStatements(() => agent.approval.request({ requestId: begun.requestId, tool: "lookup_customer", args: { id: 7 } }));
     expect(result).toMatchObject({ status: "APPROVED", decision: { action: "approve", decidedBy: "policy:lookups", decider: "policy" } });
-    expect(statements).toBe(3);
+    expect(statements).toBe(2);
 
     const approval = await db.prisma.approval.findUniqueOrThrow({ where: { id: result.approvalId } });
     expect(approval).toMatchObject({ status: "APPROVED", deciderKind: "policy", approvedArgs: { id: 7 }, allowedActions: [], agentSeenAt: null });
@@ -264,6 +264,79 @@ describe("approval.request in two statements", () => {
     expect(traces.map((trace) => trace.type)).toEqual(["approval.requested", "approval.decided"]);
     expect(await db.prisma.auditEntry.findFirst({ where: { subjectId: result.approvalId } })).toMatchObject({ action: "approval.decided", actorType: "policy" });
     expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
+  });
+});
+
+describe("approval.request when something changes between its read and its write", () => {
+  /** Runs `meanwhile` after the ask's unlocked read returns and before the ask goes on: the interleaving a concurrent change can cause. */
+  function afterTheRead(meanwhile: () => Promise<unknown>) {
+    const read = app.deps.prisma.$queryRaw.bind(app.deps.prisma);
+    return vi.spyOn(app.deps.prisma, "$queryRaw").mockImplementationOnce((async (...args: Parameters<typeof read>) => {
+      const rows = await read(...args);
+      await meanwhile();
+      return rows;
+    }) as typeof read);
+  }
+
+  it("a rule added meanwhile gates the call: the write finds the facts changed, and the call is gated again behind the lock", async () => {
+    const admin = await operatorCaller(app.deps);
+    const agent = agentCaller(app.deps);
+    const { sessionId } = await agent.session.open({ title: "a rule arrives" });
+    const begun = await agent.request.begin({ sessionId, agent: "payer" });
+    // The rules as they are now are in the server's cache: only the write can notice the new one.
+    await agent.approval.request({ requestId: begun.requestId, tool: "warm_up", args: {} });
+    afterTheRead(() => admin.policy.create({ name: "no wires", match: { tool: "wire_*" }, outcome: "reject", message: "wires go through finance" }));
+
+    const { result, statements } = await db.countStatements(() => agent.approval.request({ requestId: begun.requestId, tool: "wire_money", args: { eur: 5000 } }));
+    expect(result).toMatchObject({ status: "REJECTED", decision: { decidedBy: "policy:no wires" } });
+    // The read and the write that found it stale, then the locking path: the lock and read, the rules, the audit head, the write.
+    expect(statements).toBeGreaterThan(2);
+    expect(await db.prisma.approval.count({ where: { requestId: begun.requestId, tool: "wire_money" } })).toBe(1);
+    expect(await db.prisma.request.findUniqueOrThrow({ where: { id: begun.requestId } })).toMatchObject({ status: "PAUSED", pendingApprovals: 1 });
+    expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
+  });
+
+  it("an audit entry written meanwhile: a rule's decision is chained again, after it", async () => {
+    const admin = await operatorCaller(app.deps);
+    await admin.policy.create({ name: "lookups", match: { tool: "lookup_*" }, outcome: "approve" });
+    const agent = agentCaller(app.deps);
+    const { sessionId } = await agent.session.open({ title: "the head moves" });
+    const begun = await agent.request.begin({ sessionId, agent: "researcher" });
+    afterTheRead(() => admin.agentKey.create({ name: "audited meanwhile" }));
+
+    const result = await agent.approval.request({ requestId: begun.requestId, tool: "lookup_customer", args: { id: 7 } });
+    expect(result).toMatchObject({ status: "APPROVED", decision: { decidedBy: "policy:lookups" } });
+    const [keyCreated, decided] = await db.prisma.auditEntry.findMany({ where: { workspaceId: app.workspaceId }, orderBy: { seq: "desc" }, take: 2 }).then((rows) => rows.reverse());
+    expect([keyCreated!.action, decided!.action]).toEqual(["agent_key.created", "approval.decided"]);
+    expect(decided!.prevHash).toBe(keyCreated!.hash);
+    expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
+  });
+
+  it("the write itself refuses stale facts and a moved audit head, and writes nothing (the SQL, called directly)", async () => {
+    const admin = await operatorCaller(app.deps);
+    const agent = agentCaller(app.deps);
+    const { sessionId } = await agent.session.open({ title: "stale" });
+    const begun = await agent.request.begin({ sessionId, agent: "mailer" });
+    const read = async () => {
+      const [row] = await db.prisma.$queryRaw<{ fingerprint: string; audit_seq: number | null }[]>`
+        SELECT fingerprint, audit_seq FROM tollgate_read_request_for_approval(${app.workspaceId}, ${begun.requestId}, ${null})`;
+      return row!;
+    };
+    const write = (fingerprint: string, auditSeq: number | null, audit: string | null) => {
+      const approval = { id: newId("apr"), workspaceId: app.workspaceId, sessionId, taskId: begun.taskId, requestId: begun.requestId, tool: "send", proposedArgs: {}, status: "APPROVED", createdAt: new Date() };
+      return db.prisma.$queryRaw<{ kind: string }[]>`
+        SELECT kind FROM tollgate_open_approval_if_unchanged(${app.workspaceId}, ${null}, ${fingerprint}, ${auditSeq}::int, ${JSON.stringify(approval)}::json,
+          '[]'::json, '[]'::json, ${audit}::json, ${new Date()}::timestamp(3))`;
+    };
+    const before = await read();
+    await admin.policy.create({ name: "a new rule", match: { tool: "x" }, outcome: "approve" });
+    expect(await write(before.fingerprint, before.audit_seq, null)).toEqual([{ kind: "stale" }]);
+
+    const now = await read();
+    await admin.agentKey.create({ name: "moves the head" });
+    const audit = JSON.stringify({ workspaceId: app.workspaceId, seq: now.audit_seq! + 1, actorType: "system", actorId: "t", actorLabel: "t", action: "approval.decided", subjectType: "approval", subjectId: "apr_x", data: null, prevHash: "p", hash: "h", macVersion: 1, createdAt: new Date() });
+    expect(await write(now.fingerprint, now.audit_seq, audit)).toEqual([{ kind: "stale" }]);
+    expect(await db.prisma.approval.count({ where: { requestId: begun.requestId } })).toBe(0);
   });
 });
 

@@ -12,7 +12,7 @@ import { parseFormSchema, type FormSchema } from "../../domain/form.ts";
 import { evaluatePolicies, gateFor, ruleForAnswer, type PolicyRule } from "../../domain/policy.ts";
 import type { AgentPrincipal } from "../../domain/principal.ts";
 import { toolAllowedByConfig, type ThreadConfig } from "../../domain/thread/config.ts";
-import { lockAuditHead, type AuditInput, type AuditRow } from "../audit.ts";
+import { lockAuditHead, type AuditHead, type AuditInput, type AuditRow } from "../audit.ts";
 import { mayActOnRequest, parseJsonColumn } from "../authority.ts";
 import { changesOf, type ChangeRow, type Changes } from "../cascade.ts";
 import type { ServiceDeps, Tx } from "../deps.ts";
@@ -41,84 +41,6 @@ export interface RequestApprovalInput {
   form?: unknown;
   /** Calls paused together (one framework turn) share a batch. */
   batch?: string;
-}
-
-/** The request behind its chain's lock, with everything the gate depends on besides the call itself. */
-interface LockedRequest {
-  id: string;
-  sessionId: string;
-  taskId: string;
-  status: RunStatus;
-  agent: string;
-  metadata: unknown;
-  config: unknown;
-  policyVersion: number;
-  defaultTimeoutMs: number | null;
-  defaultOnTimeout: TimeoutOutcome;
-  defaultRoute: unknown;
-  channelVersion: number;
-}
-
-/**
- * Locks the request's call chain (lock order step 1) and reads, behind the
- * lock, the request with the agent, the session's metadata, the thread's
- * config and the workspace's rules version, defaults and channels, in one
- * statement (tollgate_lock_request_for_approval, migration
- * 20261124150000_approval_functions). Null when the request does not exist or
- * the key has no authority over it (server/domain/authority.ts).
- */
-async function lockRequestForApproval(tx: Tx, agent: AgentPrincipal, requestId: string): Promise<LockedRequest | null> {
-  const [row] = await tx.$queryRaw<
-    {
-      id: string;
-      session_id: string;
-      task_id: string;
-      status: RunStatus;
-      agent: string;
-      key_at_or_above: boolean;
-      metadata: unknown;
-      config: unknown;
-      policy_version: number;
-      default_timeout_ms: number | null;
-      default_on_timeout: TimeoutOutcome;
-      default_route: unknown;
-      channel_version: number;
-    }[]
-  >`SELECT * FROM tollgate_lock_request_for_approval(${agent.workspaceId}, ${requestId}, ${agent.agentKeyId})`;
-  if (!row || !mayActOn(agent, { agent: row.agent, keyAtOrAbove: row.key_at_or_above })) return null;
-  return {
-    id: row.id,
-    sessionId: row.session_id,
-    taskId: row.task_id,
-    status: row.status,
-    agent: row.agent,
-    metadata: parseJsonColumn(row.metadata),
-    config: parseJsonColumn(row.config),
-    policyVersion: row.policy_version,
-    defaultTimeoutMs: row.default_timeout_ms,
-    defaultOnTimeout: row.default_on_timeout,
-    defaultRoute: parseJsonColumn(row.default_route),
-    channelVersion: row.channel_version,
-  };
-}
-
-/**
- * Writes the new approval with its trace, announcements and (for a rule's
- * decision) audit entry in one statement (tollgate_open_approval); a pending
- * one pauses its chain. Returns the requests and tasks whose status changed.
- */
-async function openApproval(
-  tx: Tx,
-  approval: Approval,
-  traces: { type: string; data: unknown }[],
-  notifications: AnnouncementRow[],
-  audit: AuditRow | null,
-  now: Date,
-): Promise<Changes> {
-  const rows = await tx.$queryRaw<ChangeRow[]>`
-    SELECT * FROM tollgate_open_approval(${JSON.stringify(approval)}::json, ${JSON.stringify(traces)}::json, ${JSON.stringify(notifications)}::json,
-      ${audit && JSON.stringify(audit)}::json, ${now}::timestamp(3))`;
-  return changesOf(rows);
 }
 
 /** The columns the gate sets: who may decide, how, by when, and who is asked. */
@@ -157,111 +79,88 @@ const UNDECIDED = {
   escalationLevel: 0,
 } as const;
 
+/** A request with everything the gate depends on besides the call itself, as tollgate_gate_facts reads it. */
+interface GateFacts {
+  id: string;
+  sessionId: string;
+  taskId: string;
+  status: RunStatus;
+  agent: string;
+  metadata: unknown;
+  config: unknown;
+  policyVersion: number;
+  defaultTimeoutMs: number | null;
+  defaultOnTimeout: TimeoutOutcome;
+  defaultRoute: unknown;
+  channelVersion: number;
+  /** A hash of the facts that can change, checked again behind the lock. */
+  fingerprint: string;
+}
+
+interface GateFactsRow {
+  id: string;
+  session_id: string;
+  task_id: string;
+  status: RunStatus;
+  agent: string;
+  key_at_or_above: boolean;
+  metadata: unknown;
+  config: unknown;
+  policy_version: number;
+  default_timeout_ms: number | null;
+  default_on_timeout: TimeoutOutcome;
+  default_route: unknown;
+  channel_version: number;
+  fingerprint: string;
+}
+
+/** The facts, or null when the request does not exist or the key has no authority over it (server/domain/authority.ts). */
+function gateFactsOf(agent: AgentPrincipal, row: GateFactsRow | undefined): GateFacts | null {
+  if (!row || !mayActOn(agent, { agent: row.agent, keyAtOrAbove: row.key_at_or_above })) return null;
+  return {
+    id: row.id,
+    sessionId: row.session_id,
+    taskId: row.task_id,
+    status: row.status,
+    agent: row.agent,
+    metadata: parseJsonColumn(row.metadata),
+    config: parseJsonColumn(row.config),
+    policyVersion: row.policy_version,
+    defaultTimeoutMs: row.default_timeout_ms,
+    defaultOnTimeout: row.default_on_timeout,
+    defaultRoute: parseJsonColumn(row.default_route),
+    channelVersion: row.channel_version,
+    fingerprint: row.fingerprint,
+  };
+}
+
+/** What approval.request writes: the approval and what comes with it. */
+interface Opening {
+  approval: Approval;
+  traces: { type: string; data: unknown }[];
+  notifications: AnnouncementRow[];
+  /** A rule's decision, audited; null while a person decides. */
+  audit: AuditRow | null;
+}
+
 /**
  * An agent asks to run a tool. The workspace's policy decides what happens:
  * a rule may approve or reject at once (recorded like a person's decision,
  * with the rule as decider), or a person decides under the rule's gate (or
  * the workspace default), which the agent's own ask may only narrow.
+ *
+ * The common case is two statements and no transaction: the facts are read
+ * unlocked, and the write checks behind the chain's lock that they are still
+ * the facts (openIfUnchanged). When they changed meanwhile, the call is
+ * gated again on facts read behind the lock (openBehindLocks).
  */
 export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, input: RequestApprovalInput): Promise<ApprovalResult> {
   const { workspaceId } = agent;
   const form = formOf(input);
   const now = deps.now();
-  let created: Approval;
-  let changes: Changes;
-  let announced = 0;
+  let opened: { opening: Opening; changes: Changes };
   try {
-    ({ created, changes } = await transact(deps, async (tx) => {
-      // Locked: a concurrent request.fail or task.cancel either ends the request
-      // first (and this is refused) or waits and then cancels this approval too.
-      const request = await lockRequestForApproval(tx, agent, input.requestId);
-      if (!request) throw notFound("request", input.requestId);
-      if (!isActive(request.status)) {
-        throw new DomainError(
-          "PRECONDITION_FAILED",
-          `request ${request.id} already ended as ${request.status}; approvals are requested by running requests`,
-        );
-      }
-      const config = (request.config ?? null) as ThreadConfig | null;
-      // The thread's tool list only narrows: a tool it leaves out is refused whatever the policy says.
-      if (!toolAllowedByConfig(config, input.tool)) {
-        throw new DomainError(
-          "FORBIDDEN",
-          `tool "${input.tool}" is not enabled in the thread of task ${request.taskId} (enabled: ${(config?.enabledTools ?? []).join(", ") || "none"}); enable it with thread.configure first`,
-        );
-      }
-      const matched = evaluatePolicies(
-        await policySetFor(deps.policyCache, tx, workspaceId, request.policyVersion),
-        { agent: request.agent, tool: input.tool, agentKeyId: agent.agentKeyId, sessionId: request.sessionId, sessionMetadata: request.metadata, args: input.args },
-        now,
-      ).rule;
-      // A question or a form is answered by a person: the rule's reject, role,
-      // route and timeout hold, but no rule answers it (ruleForAnswer).
-      const answered = input.kind === "question" || input.kind === "form";
-      const rule = answered ? ruleForAnswer(matched) : matched;
-      const defaults = { timeoutMs: request.defaultTimeoutMs, onTimeout: request.defaultOnTimeout === "cancel" ? ("cancel" as const) : ("reject" as const) };
-      const answerWith: DecisionAction[] | undefined = input.kind === "question" ? ["respond"] : input.kind === "form" ? ["edit"] : undefined;
-      const gate = gateFor(rule, defaults, answerWith ? { ...input, allow: answerWith } : input, input.tool);
-      const asked = {
-        ...UNDECIDED,
-        id: newId("apr"),
-        workspaceId,
-        sessionId: request.sessionId,
-        taskId: request.taskId,
-        requestId: request.id,
-        agentKeyId: agent.agentKeyId,
-        tool: input.tool,
-        proposedArgs: input.args as Approval["proposedArgs"],
-        reason: input.reason ?? null,
-        idempotencyKey: input.idempotencyKey ?? null,
-        externalId: input.externalId ?? null,
-        summary: input.summary ?? null,
-        kind: input.kind ?? "tool",
-        form: form as Approval["form"],
-        batch: input.batch ?? null,
-        policyId: rule?.id ?? null,
-        policyName: rule?.name ?? null,
-        policyVersion: rule?.version ?? null,
-        createdAt: now,
-      };
-      const requested = { type: "approval.requested", data: { approvalId: asked.id, args: input.args, policy: rule?.name ?? null } };
-      if (gate.kind !== "require") {
-        const decided = await policyDecision(deps, { ...asked, agent: request.agent }, gate.rule, gate.kind, gate.message, now);
-        // The audit entry chains to the head read behind the workspace's audit lock (lock order step 4).
-        const [audit] = deps.audit.chainAfter(await lockAuditHead(tx, workspaceId), workspaceId, [decided.audit], now);
-        const changes = await openApproval(tx, decided.approval, [requested, decided.trace], [], audit!, now);
-        changes.approvals.push(decided.approval);
-        return { created: decided.approval, changes };
-      }
-      const expiresAt = gate.timeoutMs ? new Date(now.getTime() + gate.timeoutMs) : null;
-      const route = (rule ? rule.route : request.defaultRoute) as Route | null;
-      const ask = askOf(route?.to, gate.role);
-      const approval: Approval = {
-        ...asked,
-        status: "PENDING",
-        allowedActions: gate.allow,
-        timeoutMs: gate.timeoutMs,
-        onTimeout: gate.onTimeout,
-        expiresAt,
-        requiredRole: gate.role,
-        requiredApprovals: gate.approvers,
-        askedRole: ask.role,
-        askedOperators: ask.operators,
-        askedGroup: ask.group,
-        route: route as Approval["route"],
-        agentSeenAt: now,
-        escalateAt: escalationDueAt(route, now, 0),
-        remindAt: reminderDueAt(route, now, expiresAt),
-      };
-      const notifications = await announcementRows(
-        deps,
-        tx,
-        { workspaceId, approvalId: approval.id, reason: "REQUESTED", level: 0, ...(route?.channels ? { channels: route.channels } : {}), channelVersion: request.channelVersion },
-        now,
-      );
-      announced = notifications.length;
-      return { created: approval, changes: await openApproval(tx, approval, [requested], notifications, null, now) };
-    }));
+    opened = (await openIfUnchanged(deps, agent, input, form, now)) ?? (await openBehindLocks(deps, agent, input, form, now));
   } catch (error) {
     // A retry: the key or framework id is already taken (the insert's unique
     // index refused it), or what the first ask found has changed since (the
@@ -273,6 +172,8 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
     if (existing) return approvalResult(existing);
     throw error;
   }
+  const { opening, changes } = opened;
+  const created = opening.approval;
   if (created.status === "PENDING") {
     deps.bus.publish("approval:requested", {
       workspaceId,
@@ -286,10 +187,164 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
       expiresAt: created.expiresAt?.toISOString() ?? null,
       escalateAt: earliest(created.escalateAt, created.remindAt)?.toISOString() ?? null,
     });
-    if (announced > 0) deps.bus.publish("notification:queued", { workspaceId });
+    if (opening.notifications.length > 0) deps.bus.publish("notification:queued", { workspaceId });
+  } else {
+    changes.approvals.push(created);
   }
   publishChanges(deps, changes);
   return approvalResult(created);
+}
+
+/**
+ * The one-statement path: the facts and the audit head read without a lock
+ * (tollgate_read_request_for_approval), the gate built on them, and one
+ * statement that locks the chain, finds the facts unchanged and writes
+ * (tollgate_open_approval_if_unchanged). Null when they changed meanwhile.
+ */
+async function openIfUnchanged(
+  deps: ServiceDeps,
+  agent: AgentPrincipal,
+  input: RequestApprovalInput,
+  form: FormSchema | null,
+  now: Date,
+): Promise<{ opening: Opening; changes: Changes } | null> {
+  const [row] = await deps.prisma.$queryRaw<(GateFactsRow & { audit_seq: number | null; audit_hash: string | null })[]>`
+    SELECT * FROM tollgate_read_request_for_approval(${agent.workspaceId}, ${input.requestId}, ${agent.agentKeyId})`;
+  const facts = gateFactsOf(agent, row);
+  const head = row?.audit_seq == null ? null : { seq: row.audit_seq, hash: row.audit_hash! };
+  const opening = await gate(deps, deps.prisma, agent, input, form, facts, async () => head, now);
+  const rows = await deps.prisma.$queryRaw<ChangeRow[]>`
+    SELECT * FROM tollgate_open_approval_if_unchanged(${agent.workspaceId}, ${agent.agentKeyId}, ${facts!.fingerprint}, ${head?.seq ?? null}::int,
+      ${JSON.stringify(opening.approval)}::json, ${JSON.stringify(opening.traces)}::json, ${JSON.stringify(opening.notifications)}::json,
+      ${opening.audit && JSON.stringify(opening.audit)}::json, ${now}::timestamp(3))`;
+  if (rows[0]?.kind === "stale") return null;
+  return { opening, changes: changesOf(rows) };
+}
+
+/**
+ * The locking path, in one transaction: the chain locked and the facts read
+ * behind the lock (tollgate_lock_request_for_approval), the audit head behind
+ * the workspace's audit lock when a rule decides, then the write
+ * (tollgate_open_approval). A concurrent request.fail or task.cancel either
+ * ends the request first (and this is refused) or waits and then cancels this
+ * approval too.
+ */
+function openBehindLocks(
+  deps: ServiceDeps,
+  agent: AgentPrincipal,
+  input: RequestApprovalInput,
+  form: FormSchema | null,
+  now: Date,
+): Promise<{ opening: Opening; changes: Changes }> {
+  return transact(deps, async (tx) => {
+    const [row] = await tx.$queryRaw<GateFactsRow[]>`
+      SELECT * FROM tollgate_lock_request_for_approval(${agent.workspaceId}, ${input.requestId}, ${agent.agentKeyId})`;
+    const facts = gateFactsOf(agent, row);
+    // The audit entry chains to the head read behind the workspace's audit lock (lock order step 4).
+    const opening = await gate(deps, tx, agent, input, form, facts, () => lockAuditHead(tx, agent.workspaceId), now);
+    const rows = await tx.$queryRaw<ChangeRow[]>`
+      SELECT * FROM tollgate_open_approval(${JSON.stringify(opening.approval)}::json, ${JSON.stringify(opening.traces)}::json,
+        ${JSON.stringify(opening.notifications)}::json, ${opening.audit && JSON.stringify(opening.audit)}::json, ${now}::timestamp(3))`;
+    return { opening, changes: changesOf(rows) };
+  });
+}
+
+/**
+ * Gates the call on the request's facts: refuses it (no such request, an
+ * ended one, a tool the thread leaves out), or builds the approval a rule
+ * decided (audited, chained after `auditHead()`) or the pending one a person
+ * decides, with its announcements.
+ */
+async function gate(
+  deps: ServiceDeps,
+  db: Tx,
+  agent: AgentPrincipal,
+  input: RequestApprovalInput,
+  form: FormSchema | null,
+  request: GateFacts | null,
+  auditHead: () => Promise<AuditHead | null>,
+  now: Date,
+): Promise<Opening> {
+  const { workspaceId } = agent;
+  if (!request) throw notFound("request", input.requestId);
+  if (!isActive(request.status)) {
+    throw new DomainError("PRECONDITION_FAILED", `request ${request.id} already ended as ${request.status}; approvals are requested by running requests`);
+  }
+  const config = (request.config ?? null) as ThreadConfig | null;
+  // The thread's tool list only narrows: a tool it leaves out is refused whatever the policy says.
+  if (!toolAllowedByConfig(config, input.tool)) {
+    throw new DomainError(
+      "FORBIDDEN",
+      `tool "${input.tool}" is not enabled in the thread of task ${request.taskId} (enabled: ${(config?.enabledTools ?? []).join(", ") || "none"}); enable it with thread.configure first`,
+    );
+  }
+  const matched = evaluatePolicies(
+    await policySetFor(deps.policyCache, db, workspaceId, request.policyVersion),
+    { agent: request.agent, tool: input.tool, agentKeyId: agent.agentKeyId, sessionId: request.sessionId, sessionMetadata: request.metadata, args: input.args },
+    now,
+  ).rule;
+  // A question or a form is answered by a person: the rule's reject, role,
+  // route and timeout hold, but no rule answers it (ruleForAnswer).
+  const answered = input.kind === "question" || input.kind === "form";
+  const rule = answered ? ruleForAnswer(matched) : matched;
+  const defaults = { timeoutMs: request.defaultTimeoutMs, onTimeout: request.defaultOnTimeout === "cancel" ? ("cancel" as const) : ("reject" as const) };
+  const answerWith: DecisionAction[] | undefined = input.kind === "question" ? ["respond"] : input.kind === "form" ? ["edit"] : undefined;
+  const gated = gateFor(rule, defaults, answerWith ? { ...input, allow: answerWith } : input, input.tool);
+  const asked = {
+    ...UNDECIDED,
+    id: newId("apr"),
+    workspaceId,
+    sessionId: request.sessionId,
+    taskId: request.taskId,
+    requestId: request.id,
+    agentKeyId: agent.agentKeyId,
+    tool: input.tool,
+    proposedArgs: input.args as Approval["proposedArgs"],
+    reason: input.reason ?? null,
+    idempotencyKey: input.idempotencyKey ?? null,
+    externalId: input.externalId ?? null,
+    summary: input.summary ?? null,
+    kind: input.kind ?? "tool",
+    form: form as Approval["form"],
+    batch: input.batch ?? null,
+    policyId: rule?.id ?? null,
+    policyName: rule?.name ?? null,
+    policyVersion: rule?.version ?? null,
+    createdAt: now,
+  };
+  const requested = { type: "approval.requested", data: { approvalId: asked.id, args: input.args, policy: rule?.name ?? null } };
+  if (gated.kind !== "require") {
+    const decided = await policyDecision(deps, { ...asked, agent: request.agent }, gated.rule, gated.kind, gated.message, now);
+    const [audit] = deps.audit.chainAfter(await auditHead(), workspaceId, [decided.audit], now);
+    return { approval: decided.approval, traces: [requested, decided.trace], notifications: [], audit: audit! };
+  }
+  const expiresAt = gated.timeoutMs ? new Date(now.getTime() + gated.timeoutMs) : null;
+  const route = (rule ? rule.route : request.defaultRoute) as Route | null;
+  const ask = askOf(route?.to, gated.role);
+  const approval: Approval = {
+    ...asked,
+    status: "PENDING",
+    allowedActions: gated.allow,
+    timeoutMs: gated.timeoutMs,
+    onTimeout: gated.onTimeout,
+    expiresAt,
+    requiredRole: gated.role,
+    requiredApprovals: gated.approvers,
+    askedRole: ask.role,
+    askedOperators: ask.operators,
+    askedGroup: ask.group,
+    route: route as Approval["route"],
+    agentSeenAt: now,
+    escalateAt: escalationDueAt(route, now, 0),
+    remindAt: reminderDueAt(route, now, expiresAt),
+  };
+  const notifications = await announcementRows(
+    deps,
+    db,
+    { workspaceId, approvalId: approval.id, reason: "REQUESTED", level: 0, ...(route?.channels ? { channels: route.channels } : {}), channelVersion: request.channelVersion },
+    now,
+  );
+  return { approval, traces: [requested], notifications, audit: null };
 }
 
 /**
