@@ -10,9 +10,10 @@
 -- request, the task's agent, whether the key began the request or one above
 -- it, the session's metadata, the thread's config and the workspace's rules
 -- version, defaults and channels version, with a fingerprint of the ones that
--- can change (a request's own status is checked on its own). Read in the
--- caller's snapshot (STABLE): called behind a lock, it sees what committed
--- before the lock was granted.
+-- can change (a request's own status is checked on its own). Called behind a
+-- lock, it reads in a snapshot taken after the lock was granted. PL/pgSQL,
+-- not SQL, for its plans: PostgreSQL plans a SQL function's query again on
+-- every call, a PL/pgSQL function's once per connection.
 CREATE FUNCTION tollgate_gate_facts(p_workspace_id text, p_request_id text, p_agent_key_id text)
 RETURNS TABLE (
   id text,
@@ -29,7 +30,9 @@ RETURNS TABLE (
   default_route jsonb,
   channel_version integer,
   fingerprint text
-) LANGUAGE sql STABLE AS $$
+) LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN QUERY
   SELECT r.id, r."sessionId", r."taskId", r.status, t.agent,
     EXISTS (
       WITH RECURSIVE above AS (
@@ -44,7 +47,8 @@ RETURNS TABLE (
   JOIN "Session" s ON s.id = r."sessionId"
   JOIN "Workspace" w ON w.id = r."workspaceId"
   LEFT JOIN "ThreadConfig" c ON c."taskId" = r."taskId"
-  WHERE r.id = p_request_id AND r."workspaceId" = p_workspace_id
+  WHERE r.id = p_request_id AND r."workspaceId" = p_workspace_id;
+END
 $$;
 
 -- Statement 1 of the one-statement path: the facts, unlocked, with the
@@ -67,12 +71,15 @@ RETURNS TABLE (
   fingerprint text,
   audit_seq integer,
   audit_hash text
-) LANGUAGE sql STABLE AS $$
+) LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN QUERY
   SELECT f.*, h.seq, h.hash
   FROM tollgate_gate_facts(p_workspace_id, p_request_id, p_agent_key_id) f
   LEFT JOIN LATERAL (
     SELECT a.seq, a.hash FROM "AuditEntry" a WHERE a."workspaceId" = p_workspace_id ORDER BY a.seq DESC LIMIT 1
-  ) h ON true
+  ) h ON true;
+END
 $$;
 
 -- The locking path's first statement, now reading the same facts: it locks
