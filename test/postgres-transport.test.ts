@@ -4,6 +4,8 @@
 // on a connection that is busy (which pg 9 refuses).
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { bridgeBus } from "../server/events/bridge.ts";
+import { EventBus } from "../server/events/bus.ts";
 import { postgresTransport } from "../server/events/postgres-transport.ts";
 import { createEmptyPostgresDatabase, TEST_TARGET } from "./harness.ts";
 
@@ -46,6 +48,30 @@ describe.skipIf(TEST_TARGET !== "postgres")("the event bridge over LISTEN/NOTIFY
     } finally {
       spy.mockRestore();
       await Promise.all([sender.close(), receiver.close()]);
+    }
+  });
+});
+
+describe.skipIf(TEST_TARGET !== "postgres")("the event bridge between two nodes over LISTEN/NOTIFY", () => {
+  it("events alike in content all arrive, in order, even when they go in one NOTIFY (PostgreSQL delivers identical ones once)", async () => {
+    const { url, drop } = await createEmptyPostgresDatabase();
+    const [busA, busB] = [new EventBus(), new EventBus()];
+    const [bridgeA, bridgeB] = [await bridgeBus(busA, await postgresTransport(url)), await bridgeBus(busB, await postgresTransport(url))];
+    try {
+      const heard: string[] = [];
+      const allHeard = new Promise<void>((resolve) =>
+        busB.on("request:updated", ({ status }) => {
+          heard.push(status);
+          if (heard.length === 5) resolve();
+        }),
+      );
+      const statuses = ["PAUSED", "RUNNING", "PAUSED", "RUNNING", "PAUSED"] as const;
+      for (const status of statuses) busA.publish("request:updated", { workspaceId: "ws_1", requestId: "req_1", taskId: "tsk_1", sessionId: "ses_1", status });
+      await allHeard;
+      expect(heard).toEqual(statuses);
+    } finally {
+      await Promise.all([bridgeA.close(), bridgeB.close()]);
+      await drop();
     }
   });
 });

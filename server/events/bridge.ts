@@ -32,7 +32,7 @@ export interface Bridge {
  * unbounded part of an event) are left out first, as every listener that needs
  * them reads the approval anyway. Null when it still does not fit.
  */
-function fitted(transport: BridgeTransport, message: string, parts: { from: string; name: EventName; payload: unknown }): string | null {
+function fitted(transport: BridgeTransport, message: string, parts: { from: string; seq: number; name: EventName; payload: unknown }): string | null {
   const limit = transport.maxMessageBytes;
   if (!limit || Buffer.byteLength(message) <= limit) return message;
   const payload = parts.payload as Record<string, unknown>;
@@ -59,10 +59,15 @@ export async function bridgeBus(bus: EventBus, transport: BridgeTransport): Prom
     bus.publish("bridge:resumed", { transport: transport.name });
   });
 
+  // Numbered, so no two messages are alike: PostgreSQL delivers identical
+  // notifications sent in one transaction only once (a request PAUSED,
+  // RUNNING, PAUSED again would end RUNNING on the other nodes).
+  let seq = 0;
   const unsubscribers = BRIDGED_EVENTS.map((name) =>
     bus.on(name, (payload, origin) => {
       if (origin !== "local") return;
-      const message = fitted(transport, JSON.stringify({ from: nodeId, name, payload }), { from: nodeId, name, payload });
+      const parts = { from: nodeId, seq: ++seq, name, payload };
+      const message = fitted(transport, JSON.stringify(parts), parts);
       if (!message) {
         log.warn(`event bridge (${transport.name}): ${name} is too large to carry; other nodes learn of it when they next read the database`);
         return;

@@ -51,11 +51,12 @@ export async function postgresTransport(databaseUrl: string): Promise<BridgeTran
     }, waitMs);
   }
 
-  // Messages published while a NOTIFY is on its way go together in the next
-  // one: a use case's events (a decision, its requests, their tasks) cost one
-  // statement, not one each, and the connection never has two queries at once.
-  // PostgreSQL delivers a transaction's notifications in order, and identical
-  // ones once, which is enough for events that only say "read again".
+  // A message goes out at once when no NOTIFY is on its way; those published
+  // meanwhile go together in the next one, so a use case's events (a
+  // decision, its requests, their tasks) cost two statements, not one each,
+  // and the connection never has two queries at once. PostgreSQL delivers a
+  // transaction's notifications in order, and identical ones only once (the
+  // bridge numbers its messages, so none are identical).
   let queued: { message: string; settle: (error?: unknown) => void }[] = [];
   let sending = false;
 
