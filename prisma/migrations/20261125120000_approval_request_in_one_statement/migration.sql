@@ -137,7 +137,12 @@ DECLARE
   facts record;
   head_seq integer;
 BEGIN
-  -- 1. Lock order step 1: the request's call chain.
+  -- 1. Lock order step 1: the request's call chain (another workspace's request is not locked).
+  PERFORM 1 FROM "Request" r WHERE r.id = the_request_id AND r."workspaceId" = p_workspace_id;
+  IF NOT FOUND THEN
+    RETURN QUERY SELECT 'stale'::text, the_request_id, NULL::text, NULL::text, NULL::text, NULL::"RunStatus";
+    RETURN;
+  END IF;
   PERFORM 1 FROM tollgate_lock_chains(ARRAY[the_request_id]);
 
   -- 2. Behind the lock: the request still runs, and the gate's facts are the ones read.

@@ -19,7 +19,7 @@ import type { ServiceDeps, Tx } from "../deps.ts";
 import { policySetFor } from "../policies/policy-cache.ts";
 import { announcementRows, type AnnouncementRow } from "../notifications/announce.ts";
 import { askOf, escalationDueAt, reminderDueAt, type Route } from "../../domain/routing.ts";
-import { publishChanges, transact } from "../transaction.ts";
+import { publishChanges, transact, withRetries } from "../transaction.ts";
 import { approvalResult, type ApprovalResult } from "./approval-views.ts";
 import { signReceipt } from "./finish-approval.ts";
 
@@ -160,7 +160,8 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
   const now = deps.now();
   let opened: { opening: Opening; changes: Changes };
   try {
-    opened = (await openIfUnchanged(deps, agent, input, form, now)) ?? (await openBehindLocks(deps, agent, input, form, now));
+    // The write is a transaction of its own, retried like one on a deadlock or serialization failure.
+    opened = (await withRetries(() => openIfUnchanged(deps, agent, input, form, now))) ?? (await openBehindLocks(deps, agent, input, form, now));
   } catch (error) {
     // A retry: the key or framework id is already taken (the insert's unique
     // index refused it), or what the first ask found has changed since (the
