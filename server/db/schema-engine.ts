@@ -41,7 +41,7 @@ function loadEngineModule(): Promise<typeof engineGlue> {
 
 /**
  * Runs `use` with a schema engine on the factory's connections, then frees the
- * engine and closes every connection it opened. The engine holds PostgreSQL's
+ * engine and disposes of every connection it opened. The engine holds PostgreSQL's
  * migration advisory lock on its connection and frees itself without closing
  * it: left open, the lock held another node's migrations back until the pool
  * dropped the idle connection.
@@ -54,15 +54,18 @@ async function withEngine<T>(
   const glue = await loadEngineModule();
   const datamodels: [string, string][] = [[SCHEMA_PATH, schemaText ?? (await readFile(SCHEMA_PATH, "utf8"))]];
   const connections = closingConnections(adapterFactory);
-  const engine = await (glue as unknown as { SchemaEngine: typeof SchemaEngine }).SchemaEngine.new(
-    { datamodels },
-    () => {},
-    bindMigrationAwareSqlAdapterFactory(connections.factory),
-  );
   try {
-    return await use(engine);
+    const engine = await (glue as unknown as { SchemaEngine: typeof SchemaEngine }).SchemaEngine.new(
+      { datamodels },
+      () => {},
+      bindMigrationAwareSqlAdapterFactory(connections.factory),
+    );
+    try {
+      return await use(engine);
+    } finally {
+      engine.free();
+    }
   } finally {
-    engine.free();
     await connections.closeAll();
   }
 }
