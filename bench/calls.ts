@@ -92,6 +92,8 @@ export async function callCosts(server: BenchServer, operator: OperatorClient, c
     await operator.approval.decide.mutate({ approvalId, action: "approve" });
     return approvalId;
   };
+  let ruleAdded: Promise<unknown> | undefined;
+  const addRule = () => (ruleAdded ??= operator.policy.create.mutate({ name: "bench: lookups", match: { tool: "bench_lookup" }, outcome: "approve" }));
   const traceBatch = Array.from({ length: 100 }, (_, i) => ({ type: "tool_call", name: "search", data: { query: `q${i}` } }));
   const healthz = await cost(server, "GET /healthz (HTTP alone, no tRPC)", count, nothing, () => fetch(`${server.url}/healthz`).then((response) => response.text()));
   return [
@@ -101,6 +103,11 @@ export async function callCosts(server: BenchServer, operator: OperatorClient, c
     await cost(server, "request.complete", count, begun, (requestId) => api.request.complete.mutate({ requestId, output: { ok: true } })),
     await cost(server, "request.trace (100 events)", count, begun, (requestId) => api.request.trace.mutate({ requestId, events: traceBatch })),
     await cost(server, "approval.request (a person decides)", count, begun, (requestId) => api.approval.request.mutate({ requestId, tool: "send_email", args: { to: "a@example.com" } })),
+    await cost(server, "approval.request (a rule decides)", count, async () => {
+      // The rule is added once, before the first call is prepared; the warm-up calls load it into the server's cache.
+      await addRule();
+      return begun();
+    }, (requestId) => api.approval.request.mutate({ requestId, tool: "bench_lookup", args: { id: 7 } })),
     await cost(server, "approval.decide (operator)", count, asked, (approvalId) => operator.approval.decide.mutate({ approvalId, action: "approve" })),
     await cost(server, "approval.await (already decided)", count, decided, (approvalId) => api.approval.await.query({ approvalId, timeoutMs: 1_000 })),
   ];
