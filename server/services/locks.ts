@@ -22,6 +22,11 @@
 //
 // Rows created by the use case itself (a new request, approval or task) are
 // invisible to others until commit, so they take no place in the order.
+//
+// approval.request reads before it locks: it reads the gate's facts unlocked,
+// and its one write (tollgate_open_approval_if_unchanged) takes the chain, then
+// the audit lock for a rule's decision, in this order, and checks behind them
+// that what it read is unchanged (server/services/approvals/request-approval.ts).
 // PGlite runs one transaction at a time and never waits; the order matters on
 // PostgreSQL, where test/lock-order.test.ts races the use cases in pairs.
 import type { AgentPrincipal } from "../domain/principal.ts";
