@@ -38,6 +38,32 @@ export async function autoApproved(url: string, agentKey: string, count: number)
   return percentile(samples, 50);
 }
 
+/**
+ * approval.request answered by a rule, `agents` agents at once, each asking on
+ * its own request in a loop for `seconds`: calls per second. Every decision is
+ * audited, so the agents' calls all chain to the workspace's one audit head.
+ */
+export async function autoApprovedRate(url: string, agentKey: string, agents: number, seconds: number): Promise<number> {
+  const sdk = createTollgate({ url, apiKey: agentKey });
+  const { sessionId } = await sdk.openSession({ title: "bench: auto-approved, many agents" });
+  const requests = await Promise.all(Array.from({ length: agents }, (_, index) => sdk.begin({ sessionId, agent: `bench-agent-${index}` })));
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  let answered = 0;
+  await Promise.all(
+    requests.map(async ({ requestId }, index) => {
+      while (performance.now() < deadline) {
+        const result = await sdk.call("approval.request", { requestId, tool: "auto_lookup", args: { i: index } });
+        if (result.status !== "APPROVED") throw new Error(`auto-approved call of agent ${index} ended ${result.status}`);
+        answered += 1;
+      }
+    }),
+  );
+  const rate = answered / ((performance.now() - started) / 1000);
+  sdk.close();
+  return rate;
+}
+
 /** Evaluating 100 compiled rules in process for a call that walks all of them: p50 in microseconds. */
 export function evaluationMicros(): number {
   const rules: PolicyRule[] = Array.from({ length: RULES }, (_, index) => ({

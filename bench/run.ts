@@ -15,7 +15,7 @@ import { createTollgate } from "../sdk/src/index.ts";
 import { percentile, spread } from "./stats.ts";
 import { startBenchServer, type BenchServer } from "./server.ts";
 import { benchThreadState } from "./thread-state.ts";
-import { autoApproved, evaluationMicros, loadHundredRules } from "./policies.ts";
+import { autoApproved, autoApprovedRate, evaluationMicros, loadHundredRules } from "./policies.ts";
 import { burst } from "./burst.ts";
 import { callCosts, type CallCost } from "./calls.ts";
 import { langGraphRoundTrips } from "./langgraph.ts";
@@ -202,6 +202,7 @@ interface TargetResults {
   rules100P50: number[];
   rules100P99: number[];
   autoApprovedP50: number[];
+  autoApprovedRate: number[];
   evaluationUs: number[];
   depth3P50: number[];
   langGraphDepth1P50: number[];
@@ -214,7 +215,7 @@ interface TargetResults {
 }
 
 async function measure(label: string, databaseUrl?: string): Promise<TargetResults> {
-  const results: TargetResults = { label, rtP50: [], rtP99: [], depth: { 1: { paused: [], resumed: [] }, 5: { paused: [], resumed: [] }, 10: { paused: [], resumed: [] } }, sustained: [], trace: [], stateSave: [], stateDiff: [], rules100P50: [], rules100P99: [], autoApprovedP50: [], evaluationUs: [], depth3P50: [], langGraphDepth1P50: [], langGraphDepth3P50: [], burstFirst: [], burstLast: [], calls: [], memory: [] };
+  const results: TargetResults = { label, rtP50: [], rtP99: [], depth: { 1: { paused: [], resumed: [] }, 5: { paused: [], resumed: [] }, 10: { paused: [], resumed: [] } }, sustained: [], trace: [], stateSave: [], stateDiff: [], rules100P50: [], rules100P99: [], autoApprovedP50: [], autoApprovedRate: [], evaluationUs: [], depth3P50: [], langGraphDepth1P50: [], langGraphDepth3P50: [], burstFirst: [], burstLast: [], calls: [], memory: [] };
   for (let run = 1; run <= RUNS; run++) {
     const server = await startBenchServer(databaseUrl);
     const operator = await connectOperator(server);
@@ -284,11 +285,12 @@ async function measure(label: string, databaseUrl?: string): Promise<TargetResul
         results.rules100P50.push(percentile(samples, 50));
         results.rules100P99.push(percentile(samples, 99));
         results.autoApprovedP50.push(await autoApproved(fresh.url, fresh.agentKey, ROUND_TRIPS));
+        results.autoApprovedRate.push(await autoApprovedRate(fresh.url, fresh.agentKey, 100, SUSTAINED_SECONDS));
         results.evaluationUs.push(evaluationMicros());
       } finally {
         operator.close();
       }
-      console.log(`${label} run ${run}/${RUNS}: round trip p50 ${results.rtP50.at(-1)!.toFixed(2)} ms, p99 ${results.rtP99.at(-1)!.toFixed(2)} ms, sustained ${results.sustained.at(-1)!.perSecond.toFixed(0)}/s, trace ${results.trace.at(-1)!.toFixed(0)}/s, with 100 rules p50 ${results.rules100P50.at(-1)!.toFixed(2)} ms, auto-approved p50 ${results.autoApprovedP50.at(-1)!.toFixed(2)} ms, 100 rules evaluated in ${results.evaluationUs.at(-1)!.toFixed(1)} µs, depth 3 p50 ${results.depth3P50.at(-1)!.toFixed(2)} ms (LangGraph ${results.langGraphDepth3P50.at(-1)!.toFixed(2)} ms), burst first/last ${results.burstFirst.at(-1)!.toFixed(0)}/${results.burstLast.at(-1)!.toFixed(0)} ms`);
+      console.log(`${label} run ${run}/${RUNS}: round trip p50 ${results.rtP50.at(-1)!.toFixed(2)} ms, p99 ${results.rtP99.at(-1)!.toFixed(2)} ms, sustained ${results.sustained.at(-1)!.perSecond.toFixed(0)}/s, trace ${results.trace.at(-1)!.toFixed(0)}/s, with 100 rules p50 ${results.rules100P50.at(-1)!.toFixed(2)} ms, auto-approved p50 ${results.autoApprovedP50.at(-1)!.toFixed(2)} ms and ${results.autoApprovedRate.at(-1)!.toFixed(0)}/s with 100 agents, 100 rules evaluated in ${results.evaluationUs.at(-1)!.toFixed(1)} µs, depth 3 p50 ${results.depth3P50.at(-1)!.toFixed(2)} ms (LangGraph ${results.langGraphDepth3P50.at(-1)!.toFixed(2)} ms), burst first/last ${results.burstFirst.at(-1)!.toFixed(0)}/${results.burstLast.at(-1)!.toFixed(0)} ms`);
     } finally {
       await fresh.stop();
     }
@@ -395,6 +397,7 @@ function report(targets: TargetResults[], cluster: string, extra: string): strin
     const beginAndComplete = target.calls.map((calls) => calls.filter((call) => call.call === "request.begin" || call.call === "request.complete").reduce((sum, call) => sum + call.p50Ms, 0));
     row("request.begin + request.complete p50 (ms)", spread(beginAndComplete, 2), goal("≤ 2", medianOf(beginAndComplete) <= 2));
     row("auto-approved approval.request (a rule decides), p50 (ms)", spread(target.autoApprovedP50, 2), goal("≤ 2", medianOf(target.autoApprovedP50) <= 2));
+    row("auto-approved approval.request, 100 agents at once: calls/s", spread(target.autoApprovedRate, 0));
     const perSecond = target.sustained.map((s) => s.perSecond);
     const rateGoal = embedded ? 250 : 500;
     row("sustained round trips/s, 100 concurrent agents", spread(perSecond, 0), goal(`≥ ${rateGoal}`, medianOf(perSecond) >= rateGoal));

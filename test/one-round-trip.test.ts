@@ -296,7 +296,7 @@ describe("approval.request when something changes between its read and its write
     expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
   });
 
-  it("an audit entry written meanwhile: a rule's decision is chained again, after it", async () => {
+  it("an audit entry written meanwhile: a rule's decision is chained again, after it, and the workspace's asks lock first for a while", async () => {
     const admin = await operatorCaller(app.deps);
     await admin.policy.create({ name: "lookups", match: { tool: "lookup_*" }, outcome: "approve" });
     const agent = agentCaller(app.deps);
@@ -310,9 +310,22 @@ describe("approval.request when something changes between its read and its write
     expect([keyCreated!.action, decided!.action]).toEqual(["agent_key.created", "approval.decided"]);
     expect(decided!.prevHash).toBe(keyCreated!.hash);
     expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
+
+    // Rule decisions contend for the head: for ten seconds the workspace's asks lock first (three statements), then read first again (two).
+    const ask = () => db.countStatements(() => agent.approval.request({ requestId: begun.requestId, tool: "lookup_customer", args: { id: 8 } }));
+    expect((await ask()).statements).toBe(3);
+    const now = app.deps.now;
+    app.deps.now = () => new Date(Date.now() + 10_000);
+    try {
+      // Ten seconds on, the agent key is read again once (it is remembered for five); the ask after that shows the path.
+      await ask();
+      expect((await ask()).statements).toBe(2);
+    } finally {
+      app.deps.now = now;
+    }
   });
 
-  it("the write itself refuses stale facts and a moved audit head, and writes nothing (the SQL, called directly)", async () => {
+  it("the write itself refuses stale facts and an audit head another entry took, and writes nothing (the SQL, called directly)", async () => {
     const admin = await operatorCaller(app.deps);
     const agent = agentCaller(app.deps);
     const { sessionId } = await agent.session.open({ title: "stale" });
@@ -335,7 +348,7 @@ describe("approval.request when something changes between its read and its write
     const now = await read();
     await admin.agentKey.create({ name: "moves the head" });
     const audit = JSON.stringify({ workspaceId: app.workspaceId, seq: now.audit_seq! + 1, actorType: "system", actorId: "t", actorLabel: "t", action: "approval.decided", subjectType: "approval", subjectId: "apr_x", data: null, prevHash: "p", hash: "h", macVersion: 1, createdAt: new Date() });
-    expect(await write(now.fingerprint, now.audit_seq, audit)).toEqual([{ kind: "stale" }]);
+    expect(await write(now.fingerprint, now.audit_seq, audit)).toEqual([{ kind: "contended" }]);
     expect(await db.prisma.approval.count({ where: { requestId: begun.requestId } })).toBe(0);
   });
 });

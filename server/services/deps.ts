@@ -11,6 +11,7 @@ import { AuditLog } from "./audit.ts";
 import type { DigestSink } from "./audit-seal.ts";
 import type { AgentKeyCache } from "./auth.ts";
 import { OperatorSessionCache } from "./operator-session-cache.ts";
+import { AuditHeadContention } from "./approvals/audit-head-contention.ts";
 import { createLoginThrottle, type LoginThrottle } from "./login-throttle.ts";
 import type { PolicyCache } from "./policies/policy-cache.ts";
 import { ReceiptSigner } from "./receipts.ts";
@@ -28,6 +29,8 @@ export interface ServiceDeps {
   waiters: DecisionWaiters;
   /** Compiled policy rules per workspace, checked against the workspace's policyVersion. */
   policyCache: PolicyCache;
+  /** Workspaces whose rule decisions currently contend for the audit head (approval.request then locks first). */
+  auditHeadContention: AuditHeadContention;
   /** Signs the receipt of every decision that lets a tool run. */
   receipts: ReceiptSigner;
   /** Counts failed logins per account and address; shared through Redis when the server has it. */
@@ -86,6 +89,7 @@ export function createServiceDeps(
     operatorSessionCache: new OperatorSessionCache(),
     waiters: new DecisionWaiters(bus),
     policyCache: new Map(),
+    auditHeadContention: new AuditHeadContention(),
     receipts:
       options.receipts ??
       new ReceiptSigner({ prisma, secret, issuer: "http://localhost:3000", now: () => deps.now() }),

@@ -118,8 +118,8 @@ $$;
 -- p_traces, p_notifications and p_audit are tollgate_open_approval's;
 -- p_fingerprint and p_audit_seq are what the server read and built them on.
 -- Returns a 'stale' row and writes nothing when the request ended or the
--- facts (or, with p_audit, the audit head) changed since; else what
--- tollgate_open_approval returns.
+-- facts changed since, a 'contended' row when (with p_audit) another entry
+-- took the audit head meanwhile; else what tollgate_open_approval returns.
 CREATE FUNCTION tollgate_open_approval_if_unchanged(
   p_workspace_id text,
   p_agent_key_id text,
@@ -158,7 +158,7 @@ BEGIN
     PERFORM pg_advisory_xact_lock(hashtext('audit:' || p_workspace_id));
     SELECT a.seq INTO head_seq FROM "AuditEntry" a WHERE a."workspaceId" = p_workspace_id ORDER BY a.seq DESC LIMIT 1;
     IF head_seq IS DISTINCT FROM p_audit_seq THEN
-      RETURN QUERY SELECT 'stale'::text, the_request_id, NULL::text, NULL::text, NULL::text, NULL::"RunStatus";
+      RETURN QUERY SELECT 'contended'::text, the_request_id, NULL::text, NULL::text, NULL::text, NULL::"RunStatus";
       RETURN;
     END IF;
   END IF;

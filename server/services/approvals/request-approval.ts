@@ -152,7 +152,9 @@ interface Opening {
  * The common case is two statements and no transaction: the facts are read
  * unlocked, and the write checks behind the chain's lock that they are still
  * the facts (openIfUnchanged). When they changed meanwhile, the call is
- * gated again on facts read behind the lock (openBehindLocks).
+ * gated again on facts read behind the lock (openBehindLocks), which is also
+ * the path from the start while rule decisions contend for the workspace's
+ * audit head.
  */
 export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, input: RequestApprovalInput): Promise<ApprovalResult> {
   const { workspaceId } = agent;
@@ -161,7 +163,8 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
   let opened: { opening: Opening; changes: Changes };
   try {
     // The write is a transaction of its own, retried like one on a deadlock or serialization failure.
-    opened = (await withRetries(() => openIfUnchanged(deps, agent, input, form, now))) ?? (await openBehindLocks(deps, agent, input, form, now));
+    const readFirst = !deps.auditHeadContention.contended(workspaceId, now);
+    opened = (readFirst ? await withRetries(() => openIfUnchanged(deps, agent, input, form, now)) : null) ?? (await openBehindLocks(deps, agent, input, form, now));
   } catch (error) {
     // A retry: the key or framework id is already taken (the insert's unique
     // index refused it), or what the first ask found has changed since (the
@@ -200,7 +203,9 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
  * The one-statement path: the facts and the audit head read without a lock
  * (tollgate_read_request_for_approval), the gate built on them, and one
  * statement that locks the chain, finds the facts unchanged and writes
- * (tollgate_open_approval_if_unchanged). Null when they changed meanwhile.
+ * (tollgate_open_approval_if_unchanged). Null when they changed meanwhile, or
+ * when another entry took the audit head a rule's decision was chained to
+ * (and the workspace then asks behind the locks for a while: AuditHeadContention).
  */
 async function openIfUnchanged(
   deps: ServiceDeps,
@@ -218,7 +223,8 @@ async function openIfUnchanged(
     SELECT * FROM tollgate_open_approval_if_unchanged(${agent.workspaceId}, ${agent.agentKeyId}, ${facts!.fingerprint}, ${head?.seq ?? null}::int,
       ${JSON.stringify(opening.approval)}::json, ${JSON.stringify(opening.traces)}::json, ${JSON.stringify(opening.notifications)}::json,
       ${opening.audit && JSON.stringify(opening.audit)}::json, ${now}::timestamp(3))`;
-  if (rows[0]?.kind === "stale") return null;
+  if (rows[0]?.kind === "contended") deps.auditHeadContention.noted(agent.workspaceId, now);
+  if (rows[0]?.kind === "stale" || rows[0]?.kind === "contended") return null;
   return { opening, changes: changesOf(rows) };
 }
 
