@@ -332,7 +332,7 @@ describe("approval.request when something changes between its read and its write
     const begun = await agent.request.begin({ sessionId, agent: "mailer" });
     const read = async () => {
       const [row] = await db.prisma.$queryRaw<{ fingerprint: string; audit_seq: number | null }[]>`
-        SELECT fingerprint, audit_seq FROM tollgate_read_request_for_approval(${app.workspaceId}, ${begun.requestId}, ${null})`;
+        SELECT (r.facts).fingerprint, r.audit_seq FROM tollgate_read_request_for_approval(${app.workspaceId}, ${begun.requestId}, ${null}) r`;
       return row!;
     };
     const write = (fingerprint: string, auditSeq: number | null, audit: string | null) => {

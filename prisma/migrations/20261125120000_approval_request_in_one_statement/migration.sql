@@ -14,8 +14,7 @@
 -- lock, it reads in a snapshot taken after the lock was granted. PL/pgSQL,
 -- not SQL, for its plans: PostgreSQL plans a SQL function's query again on
 -- every call, a PL/pgSQL function's once per connection.
-CREATE FUNCTION tollgate_gate_facts(p_workspace_id text, p_request_id text, p_agent_key_id text)
-RETURNS TABLE (
+CREATE TYPE tollgate_gate_fact_row AS (
   id text,
   session_id text,
   task_id text,
@@ -30,7 +29,10 @@ RETURNS TABLE (
   default_route jsonb,
   channel_version integer,
   fingerprint text
-) LANGUAGE plpgsql AS $$
+);
+
+CREATE FUNCTION tollgate_gate_facts(p_workspace_id text, p_request_id text, p_agent_key_id text)
+RETURNS SETOF tollgate_gate_fact_row LANGUAGE plpgsql AS $$
 BEGIN
   RETURN QUERY
   SELECT r.id, r."sessionId", r."taskId", r.status, t.agent,
@@ -53,28 +55,17 @@ $$;
 
 -- Statement 1 of the one-statement path: the facts, unlocked, with the
 -- workspace's audit head as it is now (a rule's decision chains to it).
-CREATE FUNCTION tollgate_read_request_for_approval(p_workspace_id text, p_request_id text, p_agent_key_id text)
-RETURNS TABLE (
-  id text,
-  session_id text,
-  task_id text,
-  status "RunStatus",
-  agent text,
-  key_at_or_above boolean,
-  metadata jsonb,
-  config jsonb,
-  policy_version integer,
-  default_timeout_ms integer,
-  default_on_timeout text,
-  default_route jsonb,
-  channel_version integer,
-  fingerprint text,
-  audit_seq integer,
-  audit_hash text
-) LANGUAGE plpgsql AS $$
+CREATE FUNCTION tollgate_read_request_for_approval(
+  p_workspace_id text,
+  p_request_id text,
+  p_agent_key_id text,
+  OUT facts tollgate_gate_fact_row,
+  OUT audit_seq integer,
+  OUT audit_hash text
+) RETURNS SETOF record LANGUAGE plpgsql AS $$
 BEGIN
   RETURN QUERY
-  SELECT f.*, h.seq, h.hash
+  SELECT f, h.seq, h.hash
   FROM tollgate_gate_facts(p_workspace_id, p_request_id, p_agent_key_id) f
   LEFT JOIN LATERAL (
     SELECT a.seq, a.hash FROM "AuditEntry" a WHERE a."workspaceId" = p_workspace_id ORDER BY a.seq DESC LIMIT 1
@@ -88,22 +79,7 @@ $$;
 -- has no such request (another workspace's request is neither locked nor read).
 DROP FUNCTION tollgate_lock_request_for_approval(text, text, text);
 CREATE FUNCTION tollgate_lock_request_for_approval(p_workspace_id text, p_request_id text, p_agent_key_id text)
-RETURNS TABLE (
-  id text,
-  session_id text,
-  task_id text,
-  status "RunStatus",
-  agent text,
-  key_at_or_above boolean,
-  metadata jsonb,
-  config jsonb,
-  policy_version integer,
-  default_timeout_ms integer,
-  default_on_timeout text,
-  default_route jsonb,
-  channel_version integer,
-  fingerprint text
-) LANGUAGE plpgsql AS $$
+RETURNS SETOF tollgate_gate_fact_row LANGUAGE plpgsql AS $$
 BEGIN
   PERFORM 1 FROM "Request" r WHERE r.id = p_request_id AND r."workspaceId" = p_workspace_id;
   IF NOT FOUND THEN

@@ -215,7 +215,7 @@ async function openIfUnchanged(
   now: Date,
 ): Promise<{ opening: Opening; changes: Changes } | null> {
   const [row] = await deps.prisma.$queryRaw<(GateFactsRow & { audit_seq: number | null; audit_hash: string | null })[]>`
-    SELECT * FROM tollgate_read_request_for_approval(${agent.workspaceId}, ${input.requestId}, ${agent.agentKeyId})`;
+    SELECT (r.facts).*, r.audit_seq, r.audit_hash FROM tollgate_read_request_for_approval(${agent.workspaceId}, ${input.requestId}, ${agent.agentKeyId}) r`;
   const facts = gateFactsOf(agent, row);
   const head = row?.audit_seq == null ? null : { seq: row.audit_seq, hash: row.audit_hash! };
   const opening = await gate(deps, deps.prisma, agent, input, form, facts, async () => head, now);
