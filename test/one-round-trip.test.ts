@@ -27,6 +27,25 @@ async function status(id: string) {
   return row?.status;
 }
 
+/**
+ * Runs `meanwhile` once the first raw statement whose SQL contains `readsFrom`
+ * (a use case's unlocked read) has returned, before the use case goes on: the
+ * interleaving a concurrent change can cause.
+ */
+function afterTheRead(readsFrom: string, meanwhile: () => Promise<unknown>) {
+  const read = app.deps.prisma.$queryRaw.bind(app.deps.prisma);
+  const spy = vi.spyOn(app.deps.prisma, "$queryRaw").mockImplementation((async (...args: Parameters<typeof read>) => {
+    const rows = await read(...args);
+    const [query] = args as unknown as [TemplateStringsArray | { strings: readonly string[] }];
+    const sql = ("strings" in query ? query.strings : query).join("?");
+    if (sql.includes(readsFrom)) {
+      spy.mockRestore();
+      await meanwhile();
+    }
+    return rows;
+  }) as typeof read);
+}
+
 describe("request.complete and request.fail in one statement", () => {
   it("completing a running request is one statement: the request, its trace and its task are written", async () => {
     const agent = agentCaller(app.deps);
@@ -268,15 +287,6 @@ describe("approval.request in two statements", () => {
 });
 
 describe("approval.request when something changes between its read and its write", () => {
-  /** Runs `meanwhile` after the ask's unlocked read returns and before the ask goes on: the interleaving a concurrent change can cause. */
-  function afterTheRead(meanwhile: () => Promise<unknown>) {
-    const read = app.deps.prisma.$queryRaw.bind(app.deps.prisma);
-    return vi.spyOn(app.deps.prisma, "$queryRaw").mockImplementationOnce((async (...args: Parameters<typeof read>) => {
-      const rows = await read(...args);
-      await meanwhile();
-      return rows;
-    }) as typeof read);
-  }
 
   it("a rule added meanwhile gates the call: the write finds the facts changed, and the call is gated again behind the lock", async () => {
     const admin = await operatorCaller(app.deps);
@@ -285,7 +295,7 @@ describe("approval.request when something changes between its read and its write
     const begun = await agent.request.begin({ sessionId, agent: "payer" });
     // The rules as they are now are in the server's cache: only the write can notice the new one.
     await agent.approval.request({ requestId: begun.requestId, tool: "warm_up", args: {} });
-    afterTheRead(() => admin.policy.create({ name: "no wires", match: { tool: "wire_*" }, outcome: "reject", message: "wires go through finance" }));
+    afterTheRead("tollgate_read_request_for_approval", () => admin.policy.create({ name: "no wires", match: { tool: "wire_*" }, outcome: "reject", message: "wires go through finance" }));
 
     const { result, statements } = await db.countStatements(() => agent.approval.request({ requestId: begun.requestId, tool: "wire_money", args: { eur: 5000 } }));
     expect(result).toMatchObject({ status: "REJECTED", decision: { decidedBy: "policy:no wires" } });
@@ -302,7 +312,7 @@ describe("approval.request when something changes between its read and its write
     const agent = agentCaller(app.deps);
     const { sessionId } = await agent.session.open({ title: "the head moves" });
     const begun = await agent.request.begin({ sessionId, agent: "researcher" });
-    afterTheRead(() => admin.agentKey.create({ name: "audited meanwhile" }));
+    afterTheRead("tollgate_read_request_for_approval", () => admin.agentKey.create({ name: "audited meanwhile" }));
 
     const result = await agent.approval.request({ requestId: begun.requestId, tool: "lookup_customer", args: { id: 7 } });
     expect(result).toMatchObject({ status: "APPROVED", decision: { decidedBy: "policy:lookups" } });
@@ -354,7 +364,7 @@ describe("approval.request when something changes between its read and its write
 });
 
 describe("approval.decide in two statements", () => {
-  it("one statement locks what the ending needs, one writes it: the decision, the chain un-paused, the delivery, the trace and the audit entry", async () => {
+  it("one statement reads the approval and the audit head, one locks what the ending needs, finds them unchanged and writes the decision, the chain un-paused, the delivery, the trace and the audit entry", async () => {
     const agent = agentCaller(app.deps);
     const operator = await operatorCaller(app.deps);
     const { sessionId } = await agent.session.open({ title: "two statements" });
@@ -364,11 +374,14 @@ describe("approval.decide in two statements", () => {
     expect([await status(root.requestId), await status(leaf.requestId), await status(root.taskId)]).toEqual(["PAUSED", "PAUSED", "PAUSED"]);
     await operator.approval.list({});
 
+    const transactions = vi.spyOn(app.deps.prisma, "$transaction");
     const { result, statements } = await db.countStatements(() => operator.approval.decide({ approvalId, action: "edit", args: { body: "hello", to: "a@example.com" } }));
     expect(result).toMatchObject({ approvalId, status: "APPROVED", decision: { action: "edit", args: { body: "hello", to: "a@example.com" } } });
-    // The decision is two statements; the operator's session, checked by the
-    // list before, is remembered (server/services/operator-session-cache.ts).
+    // The decision is two statements and no transaction around them; the
+    // operator's session, checked by the list before, is remembered
+    // (server/services/operator-session-cache.ts).
     expect(statements).toBe(2);
+    expect(transactions).not.toHaveBeenCalled();
 
     const approval = await db.prisma.approval.findUniqueOrThrow({ where: { id: approvalId } });
     expect(approval).toMatchObject({ status: "APPROVED", decisionAction: "edit", deciderKind: "operator", decidedBy: "admin@example.com" });
@@ -434,6 +447,97 @@ describe("approval.decide in two statements", () => {
     expect(await db.prisma.request.findUniqueOrThrow({ where: { id: begun.requestId } })).toMatchObject({ status: "RUNNING", pendingApprovals: 0 });
     expect(await db.prisma.traceEvent.count({ where: { requestId: begun.requestId, type: "approval.decided" } })).toBe(1);
     expect(await db.prisma.auditEntry.count({ where: { subjectId: approvalId } })).toBe(1);
+  });
+});
+
+describe("approval.decide when something changes between its read and its write", () => {
+  async function pendingApproval(title: string) {
+    const agent = agentCaller(app.deps);
+    const operator = await operatorCaller(app.deps);
+    const { sessionId } = await agent.session.open({ title });
+    const root = await agent.request.begin({ sessionId, agent: "orchestrator" });
+    const leaf = await agent.request.begin({ sessionId, agent: "mailer", parentRequestId: root.requestId });
+    const { approvalId } = await agent.approval.request({ requestId: leaf.requestId, tool: "send_email", args: { to: "a@example.com" } });
+    return { operator, approvalId, root, leaf };
+  }
+
+  async function endedOnce(approvalId: string, requestIds: string[]) {
+    expect(await db.prisma.request.findMany({ where: { id: { in: requestIds } }, select: { status: true, pendingApprovals: true } })).toEqual(
+      requestIds.map(() => ({ status: "RUNNING", pendingApprovals: 0 })),
+    );
+    expect(await db.prisma.traceEvent.count({ where: { type: "approval.decided", data: { path: ["approvalId"], equals: approvalId } } })).toBe(1);
+    expect(await db.prisma.auditEntry.count({ where: { subjectId: approvalId, action: "approval.decided" } })).toBe(1);
+    expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
+  }
+
+  it("another decision lands meanwhile: the write finds the approval ended, and behind the locks a different decision is CONFLICT and the chain is resumed once", async () => {
+    const { operator, approvalId, root, leaf } = await pendingApproval("decided meanwhile");
+    afterTheRead('FROM "Approval" a', () => operator.approval.decide({ approvalId, action: "reject", message: "not today" }));
+
+    await expect(operator.approval.decide({ approvalId, action: "approve" })).rejects.toMatchObject({ code: "CONFLICT" });
+    expect(await db.prisma.approval.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({ status: "REJECTED", decisionMessage: "not today" });
+    await endedOnce(approvalId, [root.requestId, leaf.requestId]);
+  });
+
+  it("the same decision lands meanwhile: the retry gets what was stored", async () => {
+    const { operator, approvalId, root, leaf } = await pendingApproval("the same decision meanwhile");
+    afterTheRead('FROM "Approval" a', () => operator.approval.decide({ approvalId, action: "approve" }));
+
+    const result = await operator.approval.decide({ approvalId, action: "approve" });
+    const stored = await db.prisma.approval.findUniqueOrThrow({ where: { id: approvalId } });
+    expect(result).toMatchObject({ status: "APPROVED", decision: { action: "approve", decidedAt: stored.decidedAt!.toISOString() } });
+    await endedOnce(approvalId, [root.requestId, leaf.requestId]);
+  });
+
+  it("an audit entry written meanwhile: the decision is chained after it, and the workspace decides behind the locks for a while", async () => {
+    const { operator, approvalId, root, leaf } = await pendingApproval("the head moves");
+    afterTheRead('FROM "Approval" a', () => operator.agentKey.create({ name: "audited meanwhile" }));
+
+    expect(await operator.approval.decide({ approvalId, action: "approve" })).toMatchObject({ status: "APPROVED" });
+    const [keyCreated, decided] = await db.prisma.auditEntry.findMany({ where: { workspaceId: app.workspaceId }, orderBy: { seq: "desc" }, take: 2 }).then((rows) => rows.reverse());
+    expect([keyCreated!.action, decided!.action]).toEqual(["agent_key.created", "approval.decided"]);
+    expect(decided!.prevHash).toBe(keyCreated!.hash);
+    await endedOnce(approvalId, [root.requestId, leaf.requestId]);
+
+    // Decisions contend for the head: for ten seconds the workspace decides in a transaction behind the locks, then reads first again.
+    const transactions = vi.spyOn(app.deps.prisma, "$transaction");
+    const decideNext = async () => {
+      const next = await pendingApproval("next");
+      transactions.mockClear();
+      await next.operator.approval.decide({ approvalId: next.approvalId, action: "approve" });
+      return transactions.mock.calls.length;
+    };
+    expect(await decideNext()).toBe(1);
+    const now = app.deps.now;
+    app.deps.now = () => new Date(Date.now() + 10_000);
+    try {
+      expect(await decideNext()).toBe(0);
+    } finally {
+      app.deps.now = now;
+    }
+  });
+
+  it("the write itself refuses an ended approval and an audit head another entry took, and writes nothing (the SQL, called directly)", async () => {
+    const { operator, approvalId, leaf } = await pendingApproval("refused writes");
+    const head = async () => (await db.prisma.auditEntry.findFirst({ where: { workspaceId: app.workspaceId }, orderBy: { seq: "desc" } }))?.seq ?? null;
+    const ending = JSON.stringify({ status: "APPROVED", decisionAction: "approve", decisionMessage: null, approvedArgs: {}, decidedBy: "t", decidedById: null, deciderKind: "operator", receipt: null });
+    const write = (id: string, seq: number | null) => {
+      const audit = JSON.stringify({ workspaceId: app.workspaceId, seq: (seq ?? 0) + 1, actorType: "system", actorId: "t", actorLabel: "t", action: "approval.decided", subjectType: "approval", subjectId: id, data: null, prevHash: "p", hash: "h", macVersion: 1, createdAt: new Date() });
+      return db.prisma.$queryRaw<{ kind: string }[]>`
+        SELECT kind FROM tollgate_finish_approval_if_unchanged(${app.workspaceId}, ${id}, ${seq}::int, ${ending}::json, NULL, '{}'::json, ${audit}::json, ${new Date()}::timestamp(3))`;
+    };
+
+    const read = await head();
+    await operator.agentKey.create({ name: "moves the head" });
+    expect(await write(approvalId, read)).toEqual([{ kind: "contended" }]);
+    expect(await db.prisma.approval.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({ status: "PENDING" });
+    expect(await db.prisma.request.findUniqueOrThrow({ where: { id: leaf.requestId } })).toMatchObject({ status: "PAUSED", pendingApprovals: 1 });
+
+    await operator.approval.decide({ approvalId, action: "reject" });
+    expect(await write(approvalId, await head())).toEqual([{ kind: "stale" }]);
+    expect(await write("apr_nonexistent", await head())).toEqual([{ kind: "stale" }]);
+    expect(await db.prisma.approval.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({ status: "REJECTED" });
+    expect(await db.prisma.auditEntry.count({ where: { subjectId: approvalId, action: "approval.decided" } })).toBe(1);
   });
 });
 

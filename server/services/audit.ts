@@ -73,8 +73,9 @@ export class AuditLog {
 
   /**
    * The entries that follow `head` (null: the chain is empty), each MACed and
-   * linked to the one before. The caller holds the workspace's audit lock
-   * (lockAuditHead) until it has written them.
+   * linked to the one before. The caller either holds the workspace's audit
+   * lock (lockAuditHead) until it has written them, or writes them with a
+   * statement that takes the lock and finds `head` still the head.
    */
   chainAfter(head: AuditHead | null, workspaceId: string, inputs: AuditInput[], now: Date): AuditRow[] {
     let seq = head?.seq ?? 0;

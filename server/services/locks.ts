@@ -23,10 +23,13 @@
 // Rows created by the use case itself (a new request, approval or task) are
 // invisible to others until commit, so they take no place in the order.
 //
-// approval.request reads before it locks: it reads the gate's facts unlocked,
-// and its one write (tollgate_open_approval_if_unchanged) takes the chain, then
-// the audit lock for a rule's decision, in this order, and checks behind them
-// that what it read is unchanged (server/services/approvals/request-approval.ts).
+// approval.request and approval.decide read before they lock: each reads
+// unlocked, and its one write takes the locks in this order and checks behind
+// them that what it read is unchanged: tollgate_open_approval_if_unchanged
+// takes the chain, then the audit lock for a rule's decision
+// (server/services/approvals/request-approval.ts);
+// tollgate_finish_approval_if_unchanged takes the chain, the approval, the
+// chain's tasks, then the audit lock (decide-approval.ts).
 // PGlite runs one transaction at a time and never waits; the order matters on
 // PostgreSQL, where test/lock-order.test.ts races the use cases in pairs.
 import type { AgentPrincipal } from "../domain/principal.ts";

@@ -18,9 +18,17 @@ import type { DecisionPayload } from "../../events/bus.ts";
 import { type Actor } from "../audit.ts";
 import { noChanges, type Changes } from "../cascade.ts";
 import type { ServiceDeps, Tx } from "../deps.ts";
-import { publishChanges, transact } from "../transaction.ts";
+import { publishChanges, transact, withRetries } from "../transaction.ts";
 import { decisionPayload, storedDecisionOf } from "./approval-views.ts";
-import { finishApproval, lockApprovalEnding, finishLockedApproval, type ApprovalWithAgent, type Ending } from "./finish-approval.ts";
+import {
+  finishApproval,
+  finishApprovalIfUnchanged,
+  finishLockedApproval,
+  lockApprovalEnding,
+  readApprovalBeforeEnding,
+  type ApprovalWithAgent,
+  type Ending,
+} from "./finish-approval.ts";
 import { assertMayRemember, rememberDecision, type RememberInput } from "./remember-decision.ts";
 
 export interface DecideInput extends DecisionInput {
@@ -53,47 +61,18 @@ type DecisionOutcome = { approval: Approval; changes: Changes; votes?: Vote[]; r
  * update; the same decision again returns the stored one, a different one is
  * CONFLICT naming who decided what and when. An approval that needs several
  * approvers collects votes until enough agree; one rejection ends it.
+ *
+ * The common case (one approver, a pending approval) is two statements and no
+ * transaction: the approval and the audit head read unlocked, and a write that
+ * checks behind the locks that both are as read (decideIfUnchanged). Anything
+ * else, or a change meanwhile, is decided in one transaction behind the locks
+ * (decideBehindLocks), which is also the path from the start while the
+ * workspace's audit head is contended.
  */
 export async function decideApproval(deps: ServiceDeps, operator: OperatorPrincipal, input: DecideInput): Promise<DecideResult> {
   const now = deps.now();
   const actor: Actor = { type: "operator", id: operator.operatorId, label: operator.email };
-  const outcome = await transact(deps, async (tx): Promise<DecisionOutcome> => {
-    // Every lock the ending takes, and the approval as it is behind them, in one statement.
-    const locked = await lockApprovalEnding(tx, operator.workspaceId, input.approvalId);
-    if (!locked) throw notFound("approval", input.approvalId);
-    const { approval } = locked;
-    if (approval.status === "PENDING") {
-      if (!hasRole(operator.role, approval.requiredRole)) {
-        throw new DomainError("FORBIDDEN", `approval ${approval.id} must be decided by an ${approval.requiredRole}; ${operator.email} is ${operator.role}`);
-      }
-      validateDecision(approval.id, approval.allowedActions, input);
-      // A form's answer is the edit's args: only values of the fields it asked for.
-      if (approval.kind === "form" && input.action === "edit") checkFormAnswer(approval.id, approval.form as FormSchema, input.args);
-      if (input.remember) assertMayRemember(operator, approval, input);
-      const decided =
-        approval.requiredApprovals > 1
-          ? await castVote(deps, tx, approval, operator, input, actor, now)
-          : await finishLockedApproval(
-              deps,
-              tx,
-              locked,
-              { status: statusForDecision(input.action), action: input.action, args: input.args, message: input.message, decidedBy: operator.email, decidedById: operator.operatorId, deciderKind: "operator" },
-              actor,
-              now,
-            );
-      if (decided) {
-        if (!input.remember || decided.approval.status !== "APPROVED") return decided;
-        return { ...decided, remembered: await rememberDecision(deps, tx, operator, approval, input.remember, now) };
-      }
-    }
-    // Already ended (read behind its lock, so no other decision can land now): the same decision again gets what was stored.
-    const stored = storedDecisionOf(approval);
-    if (stored && approval.status !== "EXPIRED" && isSameDecision(stored, input)) {
-      const { task: _task, ...current } = approval;
-      return { approval: current, changes: noChanges(), votes: current.requiredApprovals > 1 ? await votesOf(tx, current.id) : undefined };
-    }
-    throw conflictingDecisionError(approval.id, approval.status, stored);
-  });
+  const outcome = (await decideIfUnchanged(deps, operator, input, actor, now)) ?? (await transact(deps, (tx) => decideBehindLocks(deps, tx, operator, input, actor, now)));
   publishChanges(deps, outcome.changes);
   const { approval, votes, remembered } = outcome;
   if (approval.status === "PENDING") deps.bus.publish("approval:voted", { workspaceId: approval.workspaceId, sessionId: approval.sessionId, approvalId: approval.id, votes: votes?.length ?? 0, required: approval.requiredApprovals });
@@ -104,6 +83,66 @@ export async function decideApproval(deps: ServiceDeps, operator: OperatorPrinci
     ...(votes ? { approvals: votes, required: approval.requiredApprovals } : {}),
     ...(remembered ? { remembered } : {}),
   };
+}
+
+/** The ending one operator's decision writes. */
+function operatorEnding(operator: OperatorPrincipal, input: DecideInput): Ending {
+  return { status: statusForDecision(input.action), action: input.action, args: input.args, message: input.message, decidedBy: operator.email, decidedById: operator.operatorId, deciderKind: "operator" };
+}
+
+/** Refuses a decision this operator may not make on this pending approval, or one it does not allow. */
+function checkDecision(operator: OperatorPrincipal, approval: Approval, input: DecideInput): void {
+  if (!hasRole(operator.role, approval.requiredRole)) {
+    throw new DomainError("FORBIDDEN", `approval ${approval.id} must be decided by an ${approval.requiredRole}; ${operator.email} is ${operator.role}`);
+  }
+  validateDecision(approval.id, approval.allowedActions, input);
+  // A form's answer is the edit's args: only values of the fields it asked for.
+  if (approval.kind === "form" && input.action === "edit") checkFormAnswer(approval.id, approval.form as FormSchema, input.args);
+  if (input.remember) assertMayRemember(operator, approval, input);
+}
+
+/**
+ * The two-statement path (readApprovalBeforeEnding, finishApprovalIfUnchanged).
+ * Null when it does not apply: a rule to remember (written in the decision's
+ * transaction), a quorum, an approval no longer pending (the locked path
+ * answers a repeat or a conflict), a workspace whose audit head is contended,
+ * or a change between the read and the write.
+ */
+async function decideIfUnchanged(deps: ServiceDeps, operator: OperatorPrincipal, input: DecideInput, actor: Actor, now: Date): Promise<DecisionOutcome | null> {
+  if (input.remember || deps.auditHeadContention.contended(operator.workspaceId, now)) return null;
+  const read = await readApprovalBeforeEnding(deps, operator.workspaceId, input.approvalId);
+  if (!read) throw notFound("approval", input.approvalId);
+  if (read.approval.status !== "PENDING" || read.approval.requiredApprovals > 1) return null;
+  checkDecision(operator, read.approval, input);
+  // The write is a transaction of its own, retried like one on a deadlock or serialization failure.
+  const finished = await withRetries(() => finishApprovalIfUnchanged(deps, read, operatorEnding(operator, input), actor, now));
+  if (finished === "contended") deps.auditHeadContention.noted(operator.workspaceId, now);
+  return typeof finished === "string" ? null : finished;
+}
+
+/** The decision in one transaction, every lock taken and the approval read behind them in its first statement. */
+async function decideBehindLocks(deps: ServiceDeps, tx: Tx, operator: OperatorPrincipal, input: DecideInput, actor: Actor, now: Date): Promise<DecisionOutcome> {
+  const locked = await lockApprovalEnding(tx, operator.workspaceId, input.approvalId);
+  if (!locked) throw notFound("approval", input.approvalId);
+  const { approval } = locked;
+  if (approval.status === "PENDING") {
+    checkDecision(operator, approval, input);
+    const decided =
+      approval.requiredApprovals > 1
+        ? await castVote(deps, tx, approval, operator, input, actor, now)
+        : await finishLockedApproval(deps, tx, locked, operatorEnding(operator, input), actor, now);
+    if (decided) {
+      if (!input.remember || decided.approval.status !== "APPROVED") return decided;
+      return { ...decided, remembered: await rememberDecision(deps, tx, operator, approval, input.remember, now) };
+    }
+  }
+  // Already ended (read behind its lock, so no other decision can land now): the same decision again gets what was stored.
+  const stored = storedDecisionOf(approval);
+  if (stored && approval.status !== "EXPIRED" && isSameDecision(stored, input)) {
+    const { task: _task, ...current } = approval;
+    return { approval: current, changes: noChanges(), votes: current.requiredApprovals > 1 ? await votesOf(tx, current.id) : undefined };
+  }
+  throw conflictingDecisionError(approval.id, approval.status, stored);
 }
 
 async function votesOf(tx: Tx, approvalId: string): Promise<Vote[]> {

@@ -3,7 +3,7 @@
 import type { Approval } from "../../db/generated/client.ts";
 import { newId } from "../../domain/ids.ts";
 import type { DecisionAction } from "../../domain/lifecycle.ts";
-import { type Actor, type AuditHead } from "../audit.ts";
+import { type Actor, type AuditHead, type AuditRow } from "../audit.ts";
 import { changesOf, type ChangeRow, type Changes } from "../cascade.ts";
 import type { ServiceDeps, Tx } from "../deps.ts";
 import { APPROVAL_COLUMNS, splitApprovalRow, type ApprovalRow } from "./approval-row.ts";
@@ -94,21 +94,26 @@ export async function finishApproval(
   return locked && finishLockedApproval(deps, tx, locked, ending, actor, now);
 }
 
-/**
- * finishApproval for an approval already behind its locks: one statement
- * (tollgate_finish_approval) writes the ending, the counts along the chain,
- * the task statuses, the delivery, the trace and the audit entry.
- */
-export async function finishLockedApproval(
+/** What an ending writes, as the server builds it between its two statements. */
+interface EndingWrite {
+  /** The decision's columns, with the signed receipt. */
+  written: Pick<Approval, "status" | "decisionAction" | "decisionMessage" | "approvedArgs" | "decidedBy" | "decidedById" | "deciderKind" | "decidedAt" | "receipt">;
+  /** The audit entry, chained and MACed on the head the approval was read with. */
+  audit: AuditRow;
+  delivery: { id: string; url: string } | null;
+  trace: { approvalId: string; status: Ending["status"]; action: DecisionAction | null; decidedBy: string };
+}
+
+/** Signs the receipt and chains the audit entry: the work the database must not do (neither key may reach it). */
+async function endingWrite(
   deps: ServiceDeps,
-  tx: Tx,
-  locked: LockedApproval,
+  { approval, resumeUrl }: { approval: ApprovalWithAgent; resumeUrl: string | null },
+  head: AuditHead | null,
   ending: Ending,
   actor: Actor,
   now: Date,
-): Promise<{ approval: Approval; changes: Changes } | null> {
-  if (locked.approval.status !== "PENDING" || locked.auditHead === undefined) return null;
-  const { task, ...row } = locked.approval;
+): Promise<EndingWrite> {
+  const { task, ...row } = approval;
   const approvedArgs = (ending.action === "edit" ? ending.args : ending.action === "approve" ? row.proposedArgs : null) as Approval["approvedArgs"];
   const written = {
     status: ending.status,
@@ -126,7 +131,7 @@ export async function finishLockedApproval(
         : await signReceipt(deps, { ...row, agent: task.agent, approvedArgs, decidedBy: ending.decidedBy, decidedAt: now }),
   };
   const [audit] = deps.audit.chainAfter(
-    locked.auditHead,
+    head,
     row.workspaceId,
     [
       {
@@ -146,17 +151,105 @@ export async function finishLockedApproval(
     ],
     now,
   );
-  const delivery = locked.resumeUrl ? { id: newId("dlv"), url: locked.resumeUrl } : null;
-  const trace = { approvalId: row.id, status: ending.status, action: ending.action, decidedBy: ending.decidedBy };
-  const rows = await tx.$queryRaw<ChangeRow[]>`
-    SELECT * FROM tollgate_finish_approval(${row.id}, ${JSON.stringify(written)}::json, ${delivery && JSON.stringify(delivery)}::json,
-      ${JSON.stringify(trace)}::json, ${JSON.stringify(audit)}::json, ${now}::timestamp(3))`;
-  // No 'approval' row: it was no longer pending, and nothing was written.
-  if (rows[0]?.kind !== "approval") return null;
+  return {
+    written,
+    audit: audit!,
+    delivery: resumeUrl ? { id: newId("dlv"), url: resumeUrl } : null,
+    trace: { approvalId: row.id, status: ending.status, action: ending.action, decidedBy: ending.decidedBy },
+  };
+}
+
+/** The ended approval and what changed with it, from the rows the ending's write returned. */
+function endedWith({ task: _task, ...row }: ApprovalWithAgent, write: EndingWrite, rows: ChangeRow[]): { approval: Approval; changes: Changes } {
   const changes = changesOf(rows);
   // The row as the conditional update left it (it changed nothing else).
-  const updated: Approval = { ...row, ...written };
+  const updated: Approval = { ...row, ...write.written };
   changes.approvals.push(updated);
-  if (delivery) changes.deliveriesQueued += 1;
+  if (write.delivery) changes.deliveriesQueued += 1;
   return { approval: updated, changes };
+}
+
+/**
+ * finishApproval for an approval already behind its locks: one statement
+ * (tollgate_finish_approval) writes the ending, the counts along the chain,
+ * the task statuses, the delivery, the trace and the audit entry.
+ */
+export async function finishLockedApproval(
+  deps: ServiceDeps,
+  tx: Tx,
+  locked: LockedApproval,
+  ending: Ending,
+  actor: Actor,
+  now: Date,
+): Promise<{ approval: Approval; changes: Changes } | null> {
+  if (locked.approval.status !== "PENDING" || locked.auditHead === undefined) return null;
+  const write = await endingWrite(deps, locked, locked.auditHead, ending, actor, now);
+  const rows = await tx.$queryRaw<ChangeRow[]>`
+    SELECT * FROM tollgate_finish_approval(${locked.approval.id}, ${JSON.stringify(write.written)}::json, ${write.delivery && JSON.stringify(write.delivery)}::json,
+      ${JSON.stringify(write.trace)}::json, ${JSON.stringify(write.audit)}::json, ${now}::timestamp(3))`;
+  // No 'approval' row: it was no longer pending, and nothing was written.
+  if (rows[0]?.kind !== "approval") return null;
+  return endedWith(locked.approval, write, rows);
+}
+
+/** An approval as it is now, read without a lock, with what its ending needs. */
+export interface ApprovalBeforeEnding {
+  approval: ApprovalWithAgent;
+  resumeUrl: string | null;
+  /** The workspace's audit head as it is now: the decision's entry is chained to it. */
+  auditHead: AuditHead | null;
+}
+
+/**
+ * The first statement of an ending without a transaction: the approval, its
+ * task's agent, its request's webhook address and the workspace's audit head,
+ * unlocked. Null when the workspace has no such approval.
+ */
+export async function readApprovalBeforeEnding(deps: ServiceDeps, workspaceId: string, approvalId: string): Promise<ApprovalBeforeEnding | null> {
+  const [row] = await deps.prisma.$queryRaw<(ApprovalRow & ReadExtra)[]>`
+    SELECT ${APPROVAL_COLUMNS}, t.agent AS "taskAgent", r."resumeUrl" AS "requestResumeUrl", h.seq AS "headSeq", h.hash AS "headHash"
+    FROM "Approval" a
+    JOIN "Task" t ON t.id = a."taskId"
+    JOIN "Request" r ON r.id = a."requestId"
+    LEFT JOIN LATERAL (
+      SELECT e.seq, e.hash FROM "AuditEntry" e WHERE e."workspaceId" = a."workspaceId" ORDER BY e.seq DESC LIMIT 1
+    ) h ON true
+    WHERE a.id = ${approvalId} AND a."workspaceId" = ${workspaceId}`;
+  if (!row) return null;
+  const { approval, extra } = splitApprovalRow(row, ["taskAgent", "requestResumeUrl", "headSeq", "headHash"] as const);
+  return {
+    approval: { ...approval, task: { agent: extra.taskAgent } },
+    resumeUrl: extra.requestResumeUrl,
+    auditHead: extra.headSeq === null ? null : { seq: extra.headSeq, hash: extra.headHash! },
+  };
+}
+
+type ReadExtra = Omit<LockedExtra, "headLocked">;
+
+/**
+ * The second statement, a transaction of its own
+ * (tollgate_finish_approval_if_unchanged): behind the ending's locks and the
+ * audit lock, the approval still pending and the audit head still the one
+ * read, it writes what finishLockedApproval writes. Otherwise it writes
+ * nothing and answers "stale" (the approval ended meanwhile) or "contended"
+ * (another entry took the audit head).
+ */
+export async function finishApprovalIfUnchanged(
+  deps: ServiceDeps,
+  read: ApprovalBeforeEnding,
+  ending: Ending,
+  actor: Actor,
+  now: Date,
+): Promise<{ approval: Approval; changes: Changes } | "stale" | "contended"> {
+  const { approval } = read;
+  const write = await endingWrite(deps, read, read.auditHead, ending, actor, now);
+  const rows = await deps.prisma.$queryRaw<ChangeRow[]>`
+    SELECT * FROM tollgate_finish_approval_if_unchanged(${approval.workspaceId}, ${approval.id}, ${read.auditHead?.seq ?? null}::int,
+      ${JSON.stringify(write.written)}::json, ${write.delivery && JSON.stringify(write.delivery)}::json,
+      ${JSON.stringify(write.trace)}::json, ${JSON.stringify(write.audit)}::json, ${now}::timestamp(3))`;
+  const kind = rows[0]?.kind;
+  if (kind === "stale" || kind === "contended") return kind;
+  // No row at all: the conditional write found the approval ended (it was checked pending behind the lock, so this is the SQL's own guard).
+  if (kind !== "approval") return "stale";
+  return endedWith(approval, write, rows);
 }
