@@ -2,7 +2,7 @@
 // migration): counted at the driver, and checked for what they write; and the
 // task-status function every use case shares, table-driven. Their races on
 // PostgreSQL are in lock-order.test.ts.
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { RunStatus } from "../server/domain/lifecycle.ts";
 import { newId } from "../server/domain/ids.ts";
 import { verifyAudit } from "../server/services/audit.ts";
@@ -11,6 +11,9 @@ import { AGENT_KEY, agentCaller, callerWith, operatorCaller, TEST_TARGET, useFre
 let db: TestDatabase;
 let app: TestApp;
 useFreshApp((created) => (db = created), (fresh) => (app = fresh));
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 /**
  * Waits until the agent key's first use is recorded: that write runs off the
@@ -207,7 +210,7 @@ describe("approval.request in two statements", () => {
     const root = await agent.request.begin({ sessionId, agent: "orchestrator" });
     const leaf = await agent.request.begin({ sessionId, agent: "mailer", parentRequestId: root.requestId });
     // The workspace's rules are read once into the cache; this call is what every later one costs.
-    await agent.approval.request({ requestId: leaf.requestId, tool: "warm_up", args: {} });
+    await agent.approval.request({ requestId: root.requestId, tool: "warm_up", args: {} });
 
     const { result, statements } = await db.countStatements(() => agent.approval.request({ requestId: leaf.requestId, tool: "send_email", args: { to: "a@example.com", body: "hi" }, reason: "weekly report", idempotencyKey: "ask-weekly" }));
     expect(result).toMatchObject({ status: "PENDING" });
@@ -238,11 +241,44 @@ describe("approval.request in two statements", () => {
     expect(nulls).toEqual({ form: true, route: true, approved: true });
     expect(await db.prisma.request.findMany({ where: { id: { in: [root.requestId, leaf.requestId] } }, select: { status: true, pendingApprovals: true }, orderBy: { createdAt: "asc" } })).toEqual([
       { status: "PAUSED", pendingApprovals: 2 },
-      { status: "PAUSED", pendingApprovals: 2 },
+      { status: "PAUSED", pendingApprovals: 1 },
     ]);
     expect([await status(root.taskId), await status(leaf.taskId)]).toEqual(["PAUSED", "PAUSED"]);
     const trace = await db.prisma.traceEvent.findFirstOrThrow({ where: { requestId: leaf.requestId, type: "approval.requested", name: "send_email" } });
     expect(trace).toMatchObject({ category: "EXECUTION", data: { approvalId: result.approvalId, args: { to: "a@example.com", body: "hi" }, policy: null } });
+
+    // The next ask on the request with the same key uses the facts read for this one: its write alone.
+    const next = await db.countStatements(() => agent.approval.request({ requestId: leaf.requestId, tool: "send_sms", args: {} }));
+    expect(next.result).toMatchObject({ status: "PENDING" });
+    expect(next.statements).toBe(1);
+    expect(await db.prisma.request.findUniqueOrThrow({ where: { id: leaf.requestId } })).toMatchObject({ status: "PAUSED", pendingApprovals: 2 });
+  });
+
+  it("remembered facts that changed: the write finds them stale, and the call is gated on facts read now", async () => {
+    const admin = await operatorCaller(app.deps);
+    const agent = agentCaller(app.deps);
+    const { sessionId } = await agent.session.open({ title: "remembered facts" });
+    const begun = await agent.request.begin({ sessionId, agent: "payer" });
+    await agent.approval.request({ requestId: begun.requestId, tool: "warm_up", args: {} });
+    await admin.policy.create({ name: "no wires", match: { tool: "wire_*" }, outcome: "reject", message: "wires go through finance" });
+
+    const { result, statements } = await db.countStatements(() => agent.approval.request({ requestId: begun.requestId, tool: "wire_money", args: { eur: 5000 } }));
+    expect(result).toMatchObject({ status: "REJECTED", decision: { decidedBy: "policy:no wires" } });
+    // The write on the remembered facts, then the read and the write on the new ones (the head read with them).
+    expect(statements).toBeGreaterThan(2);
+    expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
+  });
+
+  it("a refusal is never made on remembered facts: a tool the thread enabled since is asked for, not refused", async () => {
+    const agent = agentCaller(app.deps);
+    const { sessionId } = await agent.session.open({ title: "a tool enabled since" });
+    const begun = await agent.request.begin({ sessionId, agent: "researcher" });
+    await agent.thread.configure({ taskId: begun.taskId, config: { enabledTools: ["search"] } });
+    await agent.approval.request({ requestId: begun.requestId, tool: "search", args: {} });
+    await agent.thread.configure({ taskId: begun.taskId, config: { enabledTools: ["search", "refund"] } });
+
+    expect(await agent.approval.request({ requestId: begun.requestId, tool: "refund", args: { eur: 5 } })).toMatchObject({ status: "PENDING" });
+    await expect(agent.approval.request({ requestId: begun.requestId, tool: "wire", args: {} })).rejects.toThrow(/not enabled in the thread/);
   });
 
   it("a retried ask gets the approval its key made, also once the request has ended; another request's key is refused", async () => {
@@ -262,7 +298,7 @@ describe("approval.request in two statements", () => {
     await expect(agent.approval.request({ ...ask, requestId: other.requestId })).rejects.toThrow(/already used for approval/);
   });
 
-  it("a call a rule approves is two as well: the audit entry chains to the head read with the facts, found still the head behind the workspace's audit lock", async () => {
+  it("a call a rule approves is two as well: the audit entry chains to the head read (with the facts, or alone when they are remembered), found still the head behind the workspace's audit lock", async () => {
     const admin = await operatorCaller(app.deps);
     await admin.policy.create({ name: "lookups", match: { tool: "lookup_*" }, outcome: "approve" });
     const agent = agentCaller(app.deps);
@@ -294,7 +330,8 @@ describe("approval.request when something changes between its read and its write
     const { sessionId } = await agent.session.open({ title: "a rule arrives" });
     const begun = await agent.request.begin({ sessionId, agent: "payer" });
     // The rules as they are now are in the server's cache: only the write can notice the new one.
-    await agent.approval.request({ requestId: begun.requestId, tool: "warm_up", args: {} });
+    const sibling = await agent.request.begin({ sessionId, agent: "payer" });
+    await agent.approval.request({ requestId: sibling.requestId, tool: "warm_up", args: {} });
     afterTheRead("tollgate_read_request_for_approval", () => admin.policy.create({ name: "no wires", match: { tool: "wire_*" }, outcome: "reject", message: "wires go through finance" }));
 
     const { result, statements } = await db.countStatements(() => agent.approval.request({ requestId: begun.requestId, tool: "wire_money", args: { eur: 5000 } }));
@@ -302,7 +339,7 @@ describe("approval.request when something changes between its read and its write
     // The read and the write that found it stale, then the locking path: the lock and read, the rules, the audit head, the write.
     expect(statements).toBeGreaterThan(2);
     expect(await db.prisma.approval.count({ where: { requestId: begun.requestId, tool: "wire_money" } })).toBe(1);
-    expect(await db.prisma.request.findUniqueOrThrow({ where: { id: begun.requestId } })).toMatchObject({ status: "PAUSED", pendingApprovals: 1 });
+    expect(await db.prisma.request.findUniqueOrThrow({ where: { id: begun.requestId } })).toMatchObject({ status: "RUNNING", pendingApprovals: 0 });
     expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
   });
 

@@ -12,6 +12,7 @@ import type { DigestSink } from "./audit-seal.ts";
 import type { AgentKeyCache } from "./auth.ts";
 import { OperatorSessionCache } from "./operator-session-cache.ts";
 import { AuditHeadContention } from "./approvals/audit-head-contention.ts";
+import { GateFactsCache } from "./approvals/gate-facts-cache.ts";
 import { createLoginThrottle, type LoginThrottle } from "./login-throttle.ts";
 import type { PolicyCache } from "./policies/policy-cache.ts";
 import { ReceiptSigner } from "./receipts.ts";
@@ -31,6 +32,7 @@ export interface ServiceDeps {
   policyCache: PolicyCache;
   /** Workspaces whose rule decisions currently contend for the audit head (approval.request then locks first). */
   auditHeadContention: AuditHeadContention;
+  gateFacts: GateFactsCache;
   /** Signs the receipt of every decision that lets a tool run. */
   receipts: ReceiptSigner;
   /** Counts failed logins per account and address; shared through Redis when the server has it. */
@@ -90,6 +92,7 @@ export function createServiceDeps(
     waiters: new DecisionWaiters(bus),
     policyCache: new Map(),
     auditHeadContention: new AuditHeadContention(),
+    gateFacts: new GateFactsCache(),
     receipts:
       options.receipts ??
       new ReceiptSigner({ prisma, secret, issuer: "http://localhost:3000", now: () => deps.now() }),

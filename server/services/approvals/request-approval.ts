@@ -18,6 +18,7 @@ import { changesOf, type ChangeRow, type Changes } from "../cascade.ts";
 import type { ServiceDeps, Tx } from "../deps.ts";
 import { policySetFor } from "../policies/policy-cache.ts";
 import { announcementRows, type AnnouncementRow } from "../notifications/announce.ts";
+import type { GateFacts } from "./gate-facts-cache.ts";
 import { askOf, escalationDueAt, reminderDueAt, type Route } from "../../domain/routing.ts";
 import { publishChanges, transact, withRetries } from "../transaction.ts";
 import { approvalResult, type ApprovalResult } from "./approval-views.ts";
@@ -78,24 +79,6 @@ const UNDECIDED = {
   executionDeviated: null,
   escalationLevel: 0,
 } as const;
-
-/** A request with everything the gate depends on besides the call itself, as tollgate_gate_facts reads it. */
-interface GateFacts {
-  id: string;
-  sessionId: string;
-  taskId: string;
-  status: RunStatus;
-  agent: string;
-  metadata: unknown;
-  config: unknown;
-  policyVersion: number;
-  defaultTimeoutMs: number | null;
-  defaultOnTimeout: TimeoutOutcome;
-  defaultRoute: unknown;
-  channelVersion: number;
-  /** A hash of the facts that can change, checked again behind the lock. */
-  fingerprint: string;
-}
 
 interface GateFactsRow {
   id: string;
@@ -200,12 +183,15 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
 }
 
 /**
- * The one-statement path: the facts and the audit head read without a lock
- * (tollgate_read_request_for_approval), the gate built on them, and one
+ * The path without a transaction: the facts and the audit head read without a
+ * lock (tollgate_read_request_for_approval), the gate built on them, and one
  * statement that locks the chain, finds the facts unchanged and writes
- * (tollgate_open_approval_if_unchanged). Null when they changed meanwhile, or
- * when another entry took the audit head a rule's decision was chained to
- * (and the workspace then asks behind the locks for a while: AuditHeadContention).
+ * (writeIfUnchanged). Facts this node read for an earlier ask on the request
+ * with the same key are used without reading them (GateFactsCache): one
+ * statement, or two when a rule decides and the audit head is read. Null when
+ * the facts changed meanwhile, or when another entry took the audit head a
+ * rule's decision was chained to (and the workspace then asks behind the
+ * locks for a while: AuditHeadContention).
  */
 async function openIfUnchanged(
   deps: ServiceDeps,
@@ -214,18 +200,63 @@ async function openIfUnchanged(
   form: FormSchema | null,
   now: Date,
 ): Promise<{ opening: Opening; changes: Changes } | null> {
+  const { workspaceId, agentKeyId } = agent;
+  const remembered = deps.gateFacts.get(workspaceId, input.requestId, agentKeyId);
+  if (remembered) {
+    const read: { head: AuditHead | null } = { head: null };
+    const readHead = async () => (read.head = await readAuditHead(deps, workspaceId));
+    // A refusal is never made on facts that were not read for this call: it is made again on facts read now.
+    const opening = await gate(deps, deps.prisma, agent, input, form, remembered, readHead, now).catch((error: unknown) => {
+      if (error instanceof DomainError) return null;
+      throw error;
+    });
+    if (opening) {
+      const written = await writeIfUnchanged(deps, agent, remembered, read.head, opening, now);
+      if (written === "contended") return null;
+      if (written !== "stale") return { opening, changes: written };
+    }
+    deps.gateFacts.forget(workspaceId, input.requestId, agentKeyId);
+  }
   const [row] = await deps.prisma.$queryRaw<(GateFactsRow & { audit_seq: number | null; audit_hash: string | null })[]>`
-    SELECT (r.facts).*, r.audit_seq, r.audit_hash FROM tollgate_read_request_for_approval(${agent.workspaceId}, ${input.requestId}, ${agent.agentKeyId}) r`;
+    SELECT (r.facts).*, r.audit_seq, r.audit_hash FROM tollgate_read_request_for_approval(${workspaceId}, ${input.requestId}, ${agentKeyId}) r`;
   const facts = gateFactsOf(agent, row);
   const head = row?.audit_seq == null ? null : { seq: row.audit_seq, hash: row.audit_hash! };
   const opening = await gate(deps, deps.prisma, agent, input, form, facts, async () => head, now);
+  const written = await writeIfUnchanged(deps, agent, facts!, head, opening, now);
+  if (written === "stale" || written === "contended") return null;
+  deps.gateFacts.remember(workspaceId, input.requestId, agentKeyId, facts!);
+  return { opening, changes: written };
+}
+
+/**
+ * tollgate_open_approval_if_unchanged: locks the chain, finds behind the lock
+ * that the request still runs and its facts have the fingerprint they were
+ * gated on (and, when a rule decided, that `head` is still the audit head),
+ * and writes. "stale" or "contended", and nothing written, otherwise.
+ */
+async function writeIfUnchanged(
+  deps: ServiceDeps,
+  agent: AgentPrincipal,
+  facts: GateFacts,
+  head: AuditHead | null,
+  opening: Opening,
+  now: Date,
+): Promise<Changes | "stale" | "contended"> {
   const rows = await deps.prisma.$queryRaw<ChangeRow[]>`
-    SELECT * FROM tollgate_open_approval_if_unchanged(${agent.workspaceId}, ${agent.agentKeyId}, ${facts!.fingerprint}, ${head?.seq ?? null}::int,
+    SELECT * FROM tollgate_open_approval_if_unchanged(${agent.workspaceId}, ${agent.agentKeyId}, ${facts.fingerprint}, ${head?.seq ?? null}::int,
       ${JSON.stringify(opening.approval)}::json, ${JSON.stringify(opening.traces)}::json, ${JSON.stringify(opening.notifications)}::json,
       ${opening.audit && JSON.stringify(opening.audit)}::json, ${now}::timestamp(3))`;
-  if (rows[0]?.kind === "contended") deps.auditHeadContention.noted(agent.workspaceId, now);
-  if (rows[0]?.kind === "stale" || rows[0]?.kind === "contended") return null;
-  return { opening, changes: changesOf(rows) };
+  const kind = rows[0]?.kind;
+  if (kind === "contended") deps.auditHeadContention.noted(agent.workspaceId, now);
+  if (kind === "stale" || kind === "contended") return kind;
+  return changesOf(rows);
+}
+
+/** The workspace's audit head as it is now, unlocked: a rule's decision on remembered facts chains to it, and its write checks it. */
+async function readAuditHead(deps: ServiceDeps, workspaceId: string): Promise<AuditHead | null> {
+  const [head] = await deps.prisma.$queryRaw<AuditHead[]>`
+    SELECT seq, hash FROM "AuditEntry" WHERE "workspaceId" = ${workspaceId} ORDER BY seq DESC LIMIT 1`;
+  return head ?? null;
 }
 
 /**

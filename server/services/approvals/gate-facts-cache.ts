@@ -1,0 +1,53 @@
+// An agent asks again and again within one request (a turn's tool calls, a
+// loop of them), and the facts its gate depends on rarely change between
+// asks. The write checks them behind the chain's lock anyway (their
+// fingerprint and the request's status, tollgate_open_approval_if_unchanged),
+// so the node remembers the facts an ask read, and the next ask on that
+// request with that key is one statement: it skips the read. Facts that
+// changed cost the read after all: the write answers 'stale', the facts are
+// forgotten, and the ask is made on facts read again.
+import type { RunStatus, TimeoutOutcome } from "../../domain/lifecycle.ts";
+
+const MAX_ENTRIES = 10_000;
+
+/** A request with everything the gate depends on besides the call itself, as tollgate_gate_facts reads it. */
+export interface GateFacts {
+  id: string;
+  sessionId: string;
+  taskId: string;
+  status: RunStatus;
+  agent: string;
+  metadata: unknown;
+  config: unknown;
+  policyVersion: number;
+  defaultTimeoutMs: number | null;
+  defaultOnTimeout: TimeoutOutcome;
+  defaultRoute: unknown;
+  channelVersion: number;
+  /** A hash of the facts that can change, checked again behind the lock. */
+  fingerprint: string;
+}
+
+export class GateFactsCache {
+  readonly #entries = new Map<string, GateFacts>();
+
+  get(workspaceId: string, requestId: string, agentKeyId: string): GateFacts | undefined {
+    return this.#entries.get(key(workspaceId, requestId, agentKeyId));
+  }
+
+  remember(workspaceId: string, requestId: string, agentKeyId: string, facts: GateFacts): void {
+    const entry = key(workspaceId, requestId, agentKeyId);
+    this.#entries.delete(entry);
+    // The oldest goes first: requests end, and their facts are asked for no more.
+    if (this.#entries.size >= MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
+    this.#entries.set(entry, facts);
+  }
+
+  forget(workspaceId: string, requestId: string, agentKeyId: string): void {
+    this.#entries.delete(key(workspaceId, requestId, agentKeyId));
+  }
+}
+
+function key(workspaceId: string, requestId: string, agentKeyId: string): string {
+  return `${workspaceId}\n${requestId}\n${agentKeyId}`;
+}
