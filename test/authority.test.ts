@@ -227,6 +227,8 @@ describe("trust", () => {
     expect(await admin.agentKey.setTrust({ keyId: supervisorId, trustedAgents: [] })).toEqual({ id: supervisorId, trustedAgents: [] });
     await expectRefusedLikeUnknown((id) => supervisor.request.trace({ requestId: id, events: [{ type: "message" }] }), A2.requestId, UNKNOWN.req);
     await expectRefusedLikeUnknown((id) => supervisor.approval.await({ approvalId: id, timeoutMs: 0 }), asked.approvalId, UNKNOWN.apr);
+    // Though the node remembers the facts of the key's earlier ask on A2.
+    await expectRefusedLikeUnknown((id) => supervisor.approval.request({ requestId: id, tool: "refund", args: {} }), A2.requestId, UNKNOWN.req);
     // Its own follow-on request stays its own.
     expect(await supervisor.request.complete({ requestId: followOn.requestId })).toMatchObject({ status: "COMPLETED" });
 

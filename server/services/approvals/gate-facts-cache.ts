@@ -5,7 +5,8 @@
 // so the node remembers the facts an ask read, and the next ask on that
 // request with that key is one statement: it skips the read. Facts that
 // changed cost the read after all: the write answers 'stale', the facts are
-// forgotten, and the ask is made on facts read again.
+// forgotten, and the ask is made on facts read again. The key's authority over
+// the request is checked on every ask, with the key as it is now.
 import type { RunStatus, TimeoutOutcome } from "../../domain/lifecycle.ts";
 
 const MAX_ENTRIES = 10_000;
@@ -17,6 +18,8 @@ export interface GateFacts {
   taskId: string;
   status: RunStatus;
   agent: string;
+  /** The key asking began the request or one above it: with the key's trust (which can change), its authority over the request. */
+  keyAtOrAbove: boolean;
   metadata: unknown;
   config: unknown;
   policyVersion: number;

@@ -106,6 +106,7 @@ function gateFactsOf(agent: AgentPrincipal, row: GateFactsRow | undefined): Gate
     taskId: row.task_id,
     status: row.status,
     agent: row.agent,
+    keyAtOrAbove: row.key_at_or_above,
     metadata: parseJsonColumn(row.metadata),
     config: parseJsonColumn(row.config),
     policyVersion: row.policy_version,
@@ -202,7 +203,8 @@ async function openIfUnchanged(
 ): Promise<{ opening: Opening; changes: Changes } | null> {
   const { workspaceId, agentKeyId } = agent;
   const remembered = deps.gateFacts.get(workspaceId, input.requestId, agentKeyId);
-  if (remembered) {
+  // A key trusted by name may since have lost that trust: without authority the facts are read, and the request is NOT_FOUND.
+  if (remembered && mayActOn(agent, remembered)) {
     const read: { head: AuditHead | null } = { head: null };
     const readHead = async () => (read.head = await readAuditHead(deps, workspaceId));
     // A refusal is never made on facts that were not read for this call: it is made again on facts read now.
