@@ -298,7 +298,7 @@ describe("approval.request in two statements", () => {
     await expect(agent.approval.request({ ...ask, requestId: other.requestId })).rejects.toThrow(/already used for approval/);
   });
 
-  it("a call a rule approves is two as well: the audit entry chains to the head read (with the facts, or alone when they are remembered), found still the head behind the workspace's audit lock", async () => {
+  it("a call a rule approves on remembered facts is one statement: the audit entry chains to the entry this node last wrote, found still the head behind the workspace's audit lock", async () => {
     const admin = await operatorCaller(app.deps);
     await admin.policy.create({ name: "lookups", match: { tool: "lookup_*" }, outcome: "approve" });
     const agent = agentCaller(app.deps);
@@ -309,7 +309,7 @@ describe("approval.request in two statements", () => {
 
     const { result, statements } = await db.countStatements(() => agent.approval.request({ requestId: begun.requestId, tool: "lookup_customer", args: { id: 7 } }));
     expect(result).toMatchObject({ status: "APPROVED", decision: { action: "approve", decidedBy: "policy:lookups", decider: "policy" } });
-    expect(statements).toBe(2);
+    expect(statements).toBe(1);
 
     const approval = await db.prisma.approval.findUniqueOrThrow({ where: { id: result.approvalId } });
     expect(approval).toMatchObject({ status: "APPROVED", deciderKind: "policy", approvedArgs: { id: 7 }, allowedActions: [], agentSeenAt: null });
@@ -319,6 +319,30 @@ describe("approval.request in two statements", () => {
     expect(traces.map((trace) => trace.type)).toEqual(["approval.requested", "approval.decided"]);
     expect(await db.prisma.auditEntry.findFirst({ where: { subjectId: result.approvalId } })).toMatchObject({ action: "approval.decided", actorType: "policy" });
     expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
+  });
+  it("an entry another writer added since: the guessed head is found taken, the head is read and the call chained after it, and the workspace is not taken for contended", async () => {
+    const admin = await operatorCaller(app.deps);
+    await admin.policy.create({ name: "lookups", match: { tool: "lookup_*" }, outcome: "approve" });
+    const agent = agentCaller(app.deps);
+    const { sessionId } = await agent.session.open({ title: "the head moved" });
+    await keyUseRecorded();
+    const begun = await agent.request.begin({ sessionId, agent: "researcher" });
+    await agent.approval.request({ requestId: begun.requestId, tool: "lookup_warm", args: {} });
+    await admin.agentKey.create({ name: "audited by another writer" });
+
+    const ask = (id: number) => db.countStatements(() => agent.approval.request({ requestId: begun.requestId, tool: "lookup_customer", args: { id } }));
+    const { result, statements } = await ask(7);
+    expect(result).toMatchObject({ status: "APPROVED", decision: { decidedBy: "policy:lookups" } });
+    // The write on the guessed head, then the read of the facts and the head, and the write.
+    expect(statements).toBe(3);
+    const [keyCreated, decided] = await db.prisma.auditEntry.findMany({ where: { workspaceId: app.workspaceId }, orderBy: { seq: "desc" }, take: 2 }).then((rows) => rows.reverse());
+    expect([keyCreated!.action, decided!.action]).toEqual(["agent_key.created", "approval.decided"]);
+    expect(decided!.prevHash).toBe(keyCreated!.hash);
+    expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
+    // Not contended: the next ask reads first (no transaction); for a while the head is read rather than guessed.
+    const transactions = vi.spyOn(app.deps.prisma, "$transaction");
+    expect((await ask(8)).statements).toBe(2);
+    expect(transactions).not.toHaveBeenCalled();
   });
 });
 
@@ -358,7 +382,8 @@ describe("approval.request when something changes between its read and its write
     expect(decided!.prevHash).toBe(keyCreated!.hash);
     expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
 
-    // Rule decisions contend for the head: for ten seconds the workspace's asks lock first (three statements), then read first again (two).
+    // Rule decisions contend for the head: for ten seconds the workspace's asks lock first (three statements), then go without a lock again
+    // (one: the facts are remembered, and the head is the entry this node last wrote).
     const ask = () => db.countStatements(() => agent.approval.request({ requestId: begun.requestId, tool: "lookup_customer", args: { id: 8 } }));
     expect((await ask()).statements).toBe(3);
     const now = app.deps.now;
@@ -366,7 +391,7 @@ describe("approval.request when something changes between its read and its write
     try {
       // Ten seconds on, the agent key is read again once (it is remembered for five); the ask after that shows the path.
       await ask();
-      expect((await ask()).statements).toBe(2);
+      expect((await ask()).statements).toBe(1);
     } finally {
       app.deps.now = now;
     }

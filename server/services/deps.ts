@@ -13,6 +13,7 @@ import type { AgentKeyCache } from "./auth.ts";
 import { OperatorSessionCache } from "./operator-session-cache.ts";
 import { AuditHeadContention } from "./approvals/audit-head-contention.ts";
 import { GateFactsCache } from "./approvals/gate-facts-cache.ts";
+import { WrittenAuditHeads } from "./approvals/written-audit-heads.ts";
 import { createLoginThrottle, type LoginThrottle } from "./login-throttle.ts";
 import type { PolicyCache } from "./policies/policy-cache.ts";
 import { ReceiptSigner } from "./receipts.ts";
@@ -33,6 +34,7 @@ export interface ServiceDeps {
   /** Workspaces whose rule decisions currently contend for the audit head (approval.request then locks first). */
   auditHeadContention: AuditHeadContention;
   gateFacts: GateFactsCache;
+  writtenAuditHeads: WrittenAuditHeads;
   /** Signs the receipt of every decision that lets a tool run. */
   receipts: ReceiptSigner;
   /** Counts failed logins per account and address; shared through Redis when the server has it. */
@@ -93,6 +95,7 @@ export function createServiceDeps(
     policyCache: new Map(),
     auditHeadContention: new AuditHeadContention(),
     gateFacts: new GateFactsCache(),
+    writtenAuditHeads: new WrittenAuditHeads(),
     receipts:
       options.receipts ??
       new ReceiptSigner({ prisma, secret, issuer: "http://localhost:3000", now: () => deps.now() }),

@@ -251,5 +251,7 @@ export async function finishApprovalIfUnchanged(
   if (kind === "stale" || kind === "contended") return kind;
   // No row at all: the conditional write found the approval ended (it was checked pending behind the lock, so this is the SQL's own guard).
   if (kind !== "approval") return "stale";
+  // The statement was its own transaction: the audit entry is committed.
+  deps.writtenAuditHeads.written(approval.workspaceId, write.audit);
   return endedWith(approval, write, rows);
 }

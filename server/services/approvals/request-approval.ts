@@ -161,6 +161,8 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
     throw error;
   }
   const { opening, changes } = opened;
+  // Committed (the write was a transaction of its own, or the locking path's transaction ended).
+  if (opening.audit) deps.writtenAuditHeads.written(workspaceId, opening.audit);
   const created = opening.approval;
   if (created.status === "PENDING") {
     deps.bus.publish("approval:requested", {
@@ -205,17 +207,20 @@ async function openIfUnchanged(
   const remembered = deps.gateFacts.get(workspaceId, input.requestId, agentKeyId);
   // A key trusted by name may since have lost that trust: without authority the facts are read, and the request is NOT_FOUND.
   if (remembered && mayActOn(agent, remembered)) {
+    // A rule's decision chains to the entry this node last wrote, if it knows one, or to the head read now.
+    const guessed = deps.writtenAuditHeads.get(workspaceId, now);
     const read: { head: AuditHead | null } = { head: null };
-    const readHead = async () => (read.head = await readAuditHead(deps, workspaceId));
+    const readHead = async () => (read.head = guessed ?? (await readAuditHead(deps, workspaceId)));
     // A refusal is never made on facts that were not read for this call: it is made again on facts read now.
     const opening = await gate(deps, deps.prisma, agent, input, form, remembered, readHead, now).catch((error: unknown) => {
       if (error instanceof DomainError) return null;
       throw error;
     });
     if (opening) {
-      const written = await writeIfUnchanged(deps, agent, remembered, read.head, opening, now);
-      if (written === "contended") return null;
-      if (written !== "stale") return { opening, changes: written };
+      const written = await writeIfUnchanged(deps, agent, remembered, read.head, opening, now, { guessedHead: guessed !== undefined });
+      if (written === "contended" && !guessed) return null;
+      if (written === "contended") deps.writtenAuditHeads.missed(workspaceId, now);
+      else if (written !== "stale") return { opening, changes: written };
     }
     deps.gateFacts.forget(workspaceId, input.requestId, agentKeyId);
   }
@@ -243,13 +248,15 @@ async function writeIfUnchanged(
   head: AuditHead | null,
   opening: Opening,
   now: Date,
+  { guessedHead = false } = {},
 ): Promise<Changes | "stale" | "contended"> {
   const rows = await deps.prisma.$queryRaw<ChangeRow[]>`
     SELECT * FROM tollgate_open_approval_if_unchanged(${agent.workspaceId}, ${agent.agentKeyId}, ${facts.fingerprint}, ${head?.seq ?? null}::int,
       ${JSON.stringify(opening.approval)}::json, ${JSON.stringify(opening.traces)}::json, ${JSON.stringify(opening.notifications)}::json,
       ${opening.audit && JSON.stringify(opening.audit)}::json, ${now}::timestamp(3))`;
   const kind = rows[0]?.kind;
-  if (kind === "contended") deps.auditHeadContention.noted(agent.workspaceId, now);
+  // A head this node guessed and found taken says nothing of contention: WrittenAuditHeads.
+  if (kind === "contended" && !guessedHead) deps.auditHeadContention.noted(agent.workspaceId, now);
   if (kind === "stale" || kind === "contended") return kind;
   return changesOf(rows);
 }

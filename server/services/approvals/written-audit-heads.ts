@@ -1,0 +1,39 @@
+// The audit entry this node last wrote in each workspace, once committed. A
+// rule's decision on remembered facts (GateFactsCache) chains to it instead of
+// reading the head first: on a node that writes a workspace's entries it is
+// the head, and the write checks behind the audit lock that it still is (an
+// entry's seq names one committed entry) and answers 'contended' when it is
+// not. The head is then read and the ask made again, and for ten seconds this
+// node reads the workspace's head rather than guess it (another node, or
+// another writer, is moving it).
+import type { AuditHead } from "../audit.ts";
+
+const MISSED_WINDOW_MS = 10_000;
+const MAX_ENTRIES = 10_000;
+
+export class WrittenAuditHeads {
+  readonly #heads = new Map<string, AuditHead>();
+  readonly #missedUntil = new Map<string, number>();
+
+  /** The workspace's head as this node last wrote it; none while a guess recently missed. */
+  get(workspaceId: string, now: Date): AuditHead | undefined {
+    const until = this.#missedUntil.get(workspaceId);
+    if (until !== undefined) {
+      if (until > now.getTime()) return undefined;
+      this.#missedUntil.delete(workspaceId);
+    }
+    return this.#heads.get(workspaceId);
+  }
+
+  /** An entry this node wrote, called after the write committed. */
+  written(workspaceId: string, head: AuditHead): void {
+    if (!this.#heads.has(workspaceId) && this.#heads.size >= MAX_ENTRIES) this.#heads.clear();
+    this.#heads.set(workspaceId, { seq: head.seq, hash: head.hash });
+  }
+
+  /** A write found the guessed head taken. */
+  missed(workspaceId: string, now: Date): void {
+    this.#heads.delete(workspaceId);
+    this.#missedUntil.set(workspaceId, now.getTime() + MISSED_WINDOW_MS);
+  }
+}
