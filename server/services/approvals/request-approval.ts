@@ -135,7 +135,8 @@ interface Opening {
  *
  * The common case is two statements and no transaction: the facts are read
  * unlocked, and the write checks behind the chain's lock that they are still
- * the facts (openIfUnchanged). When they changed meanwhile, the call is
+ * the facts (openIfUnchanged); the next ask on the request is the write alone,
+ * on the facts remembered. When they changed meanwhile, the call is
  * gated again on facts read behind the lock (openBehindLocks), which is also
  * the path from the start while rule decisions contend for the workspace's
  * audit head.
@@ -190,11 +191,10 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
  * lock (tollgate_read_request_for_approval), the gate built on them, and one
  * statement that locks the chain, finds the facts unchanged and writes
  * (writeIfUnchanged). Facts this node read for an earlier ask on the request
- * with the same key are used without reading them (GateFactsCache): one
- * statement, or two when a rule decides and the audit head is read. Null when
- * the facts changed meanwhile, or when another entry took the audit head a
- * rule's decision was chained to (and the workspace then asks behind the
- * locks for a while: AuditHeadContention).
+ * with the same key are used without reading them: openOnRememberedFacts.
+ * Null when the facts changed meanwhile, or when another entry took the audit
+ * head a rule's decision was chained to (and the workspace then asks behind
+ * the locks for a while: AuditHeadContention).
  */
 async function openIfUnchanged(
   deps: ServiceDeps,
@@ -207,21 +207,8 @@ async function openIfUnchanged(
   const remembered = deps.gateFacts.get(workspaceId, input.requestId, agentKeyId);
   // A key trusted by name may since have lost that trust: without authority the facts are read, and the request is NOT_FOUND.
   if (remembered && mayActOn(agent, remembered)) {
-    // A rule's decision chains to the entry this node last wrote, if it knows one, or to the head read now.
-    const guessed = deps.writtenAuditHeads.get(workspaceId, now);
-    const read: { head: AuditHead | null } = { head: null };
-    const readHead = async () => (read.head = guessed ?? (await readAuditHead(deps, workspaceId)));
-    // A refusal is never made on facts that were not read for this call: it is made again on facts read now.
-    const opening = await gate(deps, deps.prisma, agent, input, form, remembered, readHead, now).catch((error: unknown) => {
-      if (error instanceof DomainError) return null;
-      throw error;
-    });
-    if (opening) {
-      const written = await writeIfUnchanged(deps, agent, remembered, read.head, opening, now, { guessedHead: guessed !== undefined });
-      if (written === "contended" && !guessed) return null;
-      if (written === "contended") deps.writtenAuditHeads.missed(workspaceId, now);
-      else if (written !== "stale") return { opening, changes: written };
-    }
+    const opened = await openOnRememberedFacts(deps, agent, input, form, remembered, now);
+    if (opened !== "read the facts") return opened;
     deps.gateFacts.forget(workspaceId, input.requestId, agentKeyId);
   }
   const [row] = await deps.prisma.$queryRaw<(GateFactsRow & { audit_seq: number | null; audit_hash: string | null })[]>`
@@ -233,6 +220,40 @@ async function openIfUnchanged(
   if (written === "stale" || written === "contended") return null;
   deps.gateFacts.remember(workspaceId, input.requestId, agentKeyId, facts!);
   return { opening, changes: written };
+}
+
+/**
+ * The ask on facts remembered from an earlier one (GateFactsCache): the write
+ * alone. A rule's decision chains to the entry this node last wrote in the
+ * workspace (WrittenAuditHeads), or to the head read now when it knows none.
+ * "read the facts" when the write found them stale, when a refusal would be
+ * made on them (it is only ever made on facts read for the call), or when
+ * the guessed audit head was taken; null when a head read now was taken
+ * (contention: the caller asks behind the locks).
+ */
+async function openOnRememberedFacts(
+  deps: ServiceDeps,
+  agent: AgentPrincipal,
+  input: RequestApprovalInput,
+  form: FormSchema | null,
+  remembered: GateFacts,
+  now: Date,
+): Promise<{ opening: Opening; changes: Changes } | null | "read the facts"> {
+  const { workspaceId } = agent;
+  const guessed = deps.writtenAuditHeads.get(workspaceId, now);
+  const read: { head: AuditHead | null } = { head: null };
+  const readHead = async () => (read.head = guessed ?? (await readAuditHead(deps, workspaceId)));
+  const opening = await gate(deps, deps.prisma, agent, input, form, remembered, readHead, now).catch((error: unknown) => {
+    if (error instanceof DomainError) return null;
+    throw error;
+  });
+  if (!opening) return "read the facts";
+  const written = await writeIfUnchanged(deps, agent, remembered, read.head, opening, now, { guessedHead: guessed !== undefined });
+  if (written === "stale") return "read the facts";
+  if (written !== "contended") return { opening, changes: written };
+  if (!guessed) return null;
+  deps.writtenAuditHeads.missed(workspaceId, now);
+  return "read the facts";
 }
 
 /**
