@@ -1,0 +1,175 @@
+// Two builds of the server measured side by side: both run at once, each on
+// its own fresh database, and their calls alternate (A B, B A, ...), so a
+// machine whose speed drifts during the run slows both alike. For comparing a
+// change with the code before it, where two whole `npm run bench` runs made at
+// different times would mostly measure the machine.
+//
+//   git worktree add /tmp/before <commit> && ln -s "$PWD/node_modules" /tmp/before/node_modules
+//   (cd /tmp/before && npm run db:generate && node scripts/build-server.mjs) && node scripts/build-server.mjs
+//   npx tsx bench/side-by-side.ts /tmp/before .                 # the embedded database
+//   SIDE_BY_SIDE_DATABASES=postgres://.../a,postgres://.../b npx tsx bench/side-by-side.ts /tmp/before .
+//
+// Prints, for each build, the p50 of: the approval round trip and its halves
+// (the ask until the operator's socket hears it; the decision), and a call a
+// rule approves. SIDE_BY_SIDE_SUSTAINED=1 instead runs the sustained load (100
+// agents, 8 s) on each in turn, three rounds. The PostgreSQL databases are
+// emptied first. BENCH_SERVER_NODE_ARGS passes Node options to both servers, as
+// in npm run bench (a CPU profile of each, say).
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { io } from "socket.io-client";
+import { createTRPCClient, httpLink } from "@trpc/client";
+import type { AppRouter } from "../server/api/router.ts";
+import { createTollgate } from "../sdk/src/index.ts";
+import { freePort } from "../test/databases.ts";
+import { percentile } from "./stats.ts";
+
+const COUNT = Number(process.env.SIDE_BY_SIDE_COUNT ?? 400);
+const WARM_UP = 30;
+const admin = { email: "bench@example.com", password: "bench password" };
+const agentKey = "tgk_bench_agent_key_0000000000";
+const now = () => performance.now();
+
+async function emptyPostgres(url: string) {
+  const { default: pg } = await import("pg");
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query("DROP SCHEMA public CASCADE; CREATE SCHEMA public;");
+  await client.end();
+}
+
+/** A build's server (its dist/server.mjs), logged in as the operator, with an agent's session and request. */
+async function startBuild(dir: string, databaseUrl: string) {
+  if (databaseUrl) await emptyPostgres(databaseUrl);
+  const port = await freePort();
+  const dataDir = await mkdtemp(path.join(tmpdir(), "tollgate-side-by-side-"));
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, path.join(dir, "dist/server.mjs")], {
+    cwd: dir,
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      TOLLGATE_DATA_DIR: dataDir,
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: "",
+      TOLLGATE_CONSOLE: "off",
+      TOLLGATE_ADMIN_EMAIL: admin.email,
+      TOLLGATE_ADMIN_PASSWORD: admin.password,
+      TOLLGATE_AGENT_KEY: agentKey,
+      TOLLGATE_LOG_LEVEL: "warn",
+    },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the server of ${dir} exited with ${child.exitCode}`);
+    const up = await fetch(`${url}/healthz`).then((response) => response.ok, () => false);
+    if (up) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const login = await fetch(`${url}/api/trpc/auth.login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(admin) });
+  const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
+  const operator = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${url}/api/trpc`, headers: { cookie, origin: url } })] });
+  const socket = io(url, { path: "/socket.io", auth: { token: cookie.split("=")[1]! }, transports: ["websocket"] });
+  await new Promise<void>((resolve, reject) => {
+    socket.once("connect", () => resolve());
+    socket.once("connect_error", reject);
+  });
+  await operator.policy.create.mutate({ name: "lookups", match: { tool: "lookup_*" }, outcome: "approve" });
+  const sdk = createTollgate({ url, apiKey: agentKey });
+  const { sessionId } = await sdk.openSession({ title: "side by side" });
+  const asking = await sdk.begin({ sessionId, agent: "asker" });
+  const looking = await sdk.begin({ sessionId, agent: "looker" });
+  const samples = { roundTrip: [] as number[], askUntilHeard: [] as number[], decide: [] as number[], ruleDecides: [] as number[] };
+
+  return {
+    dir,
+    samples,
+    /** The agent asks, the operator's socket hears it, the operator decides, the agent's held connection receives it. */
+    async roundTrip(i: number, record: boolean) {
+      const started = now();
+      const heard = new Promise<{ approvalId: string }>((resolve) => socket.once("approval:requested", resolve));
+      const answered = sdk.ask({ requestId: asking.requestId, tool: "send_email", args: { i } });
+      const { approvalId } = await heard;
+      const askedAt = now();
+      await operator.approval.decide.mutate({ approvalId, action: "approve" });
+      const decidedAt = now();
+      if ((await answered).status !== "APPROVED") throw new Error(`round trip ${i} was not approved`);
+      if (!record) return;
+      samples.roundTrip.push(now() - started);
+      samples.askUntilHeard.push(askedAt - started);
+      samples.decide.push(decidedAt - askedAt);
+    },
+    async ruleDecides(i: number, record: boolean) {
+      const started = now();
+      const result = await sdk.call("approval.request", { requestId: looking.requestId, tool: "lookup_customer", args: { i } });
+      if (result.status !== "APPROVED") throw new Error(`lookup ${i} was not approved`);
+      if (record) samples.ruleDecides.push(now() - started);
+    },
+    /** 100 agents ask and wait for `seconds`, the operator approving each as its socket hears it: round trips a second. */
+    async sustained(agents: number, seconds: number) {
+      const { sessionId: loadSession } = await sdk.openSession({ title: "side by side: sustained" });
+      const approve = (event: { approvalId: string; sessionId: string }) => {
+        if (event.sessionId === loadSession) void operator.approval.decide.mutate({ approvalId: event.approvalId, action: "approve" }).catch(() => undefined);
+      };
+      socket.on("approval:requested", approve);
+      const deadline = now() + seconds * 1000;
+      const started = now();
+      let completed = 0;
+      await Promise.all(
+        Array.from({ length: agents }, async (_, index) => {
+          const request = await sdk.begin({ sessionId: loadSession, agent: `agent-${index}` });
+          while (now() < deadline) if ((await sdk.ask({ requestId: request.requestId, tool: "send_email", args: { index } })).status === "APPROVED") completed += 1;
+        }),
+      );
+      socket.off("approval:requested", approve);
+      return completed / ((now() - started) / 1000);
+    },
+    async stop() {
+      socket.close();
+      sdk.close();
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+type Build = Awaited<ReturnType<typeof startBuild>>;
+
+/** `count` calls on each build after the warm-up, alternating which goes first. */
+async function alternate(builds: [Build, Build], call: (build: Build, i: number, record: boolean) => Promise<void>, count: number) {
+  for (let i = 0; i < WARM_UP; i++) for (const build of builds) await call(build, i, false);
+  for (let i = 0; i < count; i++) for (const build of i % 2 ? builds : [...builds].reverse()) await call(build, i, true);
+}
+
+const [dirA, dirB] = process.argv.slice(2);
+if (!dirA || !dirB) throw new Error("usage: npx tsx bench/side-by-side.ts <build directory A> <build directory B>");
+const [databaseA = "", databaseB = ""] = (process.env.SIDE_BY_SIDE_DATABASES ?? "").split(",");
+const builds: [Build, Build] = [await startBuild(dirA, databaseA), await startBuild(dirB, databaseB)];
+try {
+  if (process.env.SIDE_BY_SIDE_SUSTAINED) {
+    for (let round = 1; round <= 3; round++) {
+      const rates: number[] = [];
+      for (const build of builds) rates.push(await build.sustained(100, 8));
+      console.log(`sustained round ${round}: ${builds.map((build, index) => `${build.dir} ${rates[index]!.toFixed(0)}/s`).join(", ")}`);
+    }
+  } else {
+    await alternate(builds, (build, i, record) => build.roundTrip(i, record), COUNT);
+    await alternate(builds, (build, i, record) => build.ruleDecides(i, record), COUNT);
+    for (const { dir, samples } of builds) {
+      const p50 = (values: number[]) => percentile(values, 50).toFixed(2);
+      console.log(
+        `${dir}: round trip p50 ${p50(samples.roundTrip)} ms (p99 ${percentile(samples.roundTrip, 99).toFixed(2)}), ask until heard ${p50(samples.askUntilHeard)}, decide ${p50(samples.decide)}, a rule decides ${p50(samples.ruleDecides)}`,
+      );
+    }
+  }
+} finally {
+  for (const build of builds) await build.stop();
+}
+process.exit(0);
