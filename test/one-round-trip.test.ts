@@ -421,6 +421,10 @@ describe("approval.request when something changes between its read and its write
     await admin.agentKey.create({ name: "moves the head" });
     const audit = JSON.stringify({ workspaceId: app.workspaceId, seq: now.audit_seq! + 1, actorType: "system", actorId: "t", actorLabel: "t", action: "approval.decided", subjectType: "approval", subjectId: "apr_x", data: null, prevHash: "p", hash: "h", macVersion: 1, createdAt: new Date() });
     expect(await write(now.fingerprint, now.audit_seq, audit)).toEqual([{ kind: "contended" }]);
+    // The head's seq alone is not enough: an entry chained to another entry of that seq (one a database lost, say) is refused.
+    const [moved] = await db.prisma.$queryRaw<{ audit_seq: number }[]>`SELECT r.audit_seq FROM tollgate_read_request_for_approval(${app.workspaceId}, ${begun.requestId}, ${null}) r`;
+    const elsewhere = JSON.stringify({ ...JSON.parse(audit), seq: moved!.audit_seq + 1, prevHash: "the hash of a lost entry" });
+    expect(await write(now.fingerprint, moved!.audit_seq, elsewhere)).toEqual([{ kind: "contended" }]);
     expect(await db.prisma.approval.count({ where: { requestId: begun.requestId } })).toBe(0);
   });
 });
@@ -592,6 +596,8 @@ describe("approval.decide when something changes between its read and its write"
     const read = await head();
     await operator.agentKey.create({ name: "moves the head" });
     expect(await write(approvalId, read)).toEqual([{ kind: "contended" }]);
+    // The head's seq, but an entry chained to another entry of that seq (one a database lost, say): refused as well.
+    expect(await write(approvalId, await head())).toEqual([{ kind: "contended" }]);
     expect(await db.prisma.approval.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({ status: "PENDING" });
     expect(await db.prisma.request.findUniqueOrThrow({ where: { id: leaf.requestId } })).toMatchObject({ status: "PAUSED", pendingApprovals: 1 });
 

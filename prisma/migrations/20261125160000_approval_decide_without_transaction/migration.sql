@@ -8,6 +8,27 @@
 -- entry took the head), and the server decides again in one transaction
 -- behind the locks (server/services/approvals/decide-approval.ts). Returns
 -- what tollgate_finish_approval returns otherwise.
+-- Lock order step 4, the workspace's audit lock, and then whether its head is
+-- still the entry a write read or remembered: the same seq (none for an empty
+-- chain) and the same hash. The hash matters once a head is remembered for
+-- longer than a call: a seq lost with commits a database gave up (a crash
+-- without synchronous commit, a promoted replica, a restore) may be taken by
+-- another entry, and a chain continued from the lost one would be broken for
+-- good.
+CREATE FUNCTION tollgate_audit_head_is(p_workspace_id text, p_seq integer, p_hash text)
+RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+  head record;
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtext('audit:' || p_workspace_id));
+  SELECT a.seq, a.hash INTO head FROM "AuditEntry" a WHERE a."workspaceId" = p_workspace_id ORDER BY a.seq DESC LIMIT 1;
+  IF NOT FOUND THEN
+    RETURN p_seq IS NULL;
+  END IF;
+  RETURN head.seq = p_seq AND head.hash = p_hash;
+END
+$$;
+
 CREATE FUNCTION tollgate_finish_approval_if_unchanged(
   p_workspace_id text,
   p_approval_id text,
@@ -21,7 +42,6 @@ CREATE FUNCTION tollgate_finish_approval_if_unchanged(
 LANGUAGE plpgsql AS $$
 DECLARE
   locked_status "ApprovalStatus";
-  head_seq integer;
 BEGIN
   -- 1. Lock order steps 1 to 3: the request's call chain, the approval, and
   --    while it is pending the chain's tasks; the approval's status as it is
@@ -35,9 +55,7 @@ BEGIN
 
   -- 2. Lock order step 4: the workspace's audit lock, and its head still the
   --    entry the server chained the decision's entry to.
-  PERFORM pg_advisory_xact_lock(hashtext('audit:' || p_workspace_id));
-  SELECT a.seq INTO head_seq FROM "AuditEntry" a WHERE a."workspaceId" = p_workspace_id ORDER BY a.seq DESC LIMIT 1;
-  IF head_seq IS DISTINCT FROM p_audit_seq THEN
+  IF NOT tollgate_audit_head_is(p_workspace_id, p_audit_seq, p_audit->>'prevHash') THEN
     RETURN QUERY SELECT 'contended'::text, p_approval_id, NULL::text, NULL::text, NULL::text, NULL::"RunStatus";
     RETURN;
   END IF;

@@ -1,8 +1,8 @@
 // The audit entry this node last wrote in each workspace, once committed. A
 // rule's decision on remembered facts (GateFactsCache) chains to it instead of
 // reading the head first: on a node that writes a workspace's entries it is
-// the head, and the write checks behind the audit lock that it still is (an
-// entry's seq names one committed entry) and answers 'contended' when it is
+// the head, and the write checks behind the audit lock that it still is (by
+// seq and hash: tollgate_audit_head_is) and answers 'contended' when it is
 // not. The head is then read and the ask made again, and for ten seconds this
 // node reads the workspace's head rather than guess it (another node, or
 // another writer, is moving it).
@@ -25,9 +25,11 @@ export class WrittenAuditHeads {
     return this.#heads.get(workspaceId);
   }
 
-  /** An entry this node wrote, called after the write committed. */
+  /** An entry this node wrote, called after the write committed; writes that finish out of order keep the newest. */
   written(workspaceId: string, head: AuditHead): void {
-    if (!this.#heads.has(workspaceId) && this.#heads.size >= MAX_ENTRIES) this.#heads.clear();
+    const known = this.#heads.get(workspaceId);
+    if (known && known.seq > head.seq) return;
+    if (!known && this.#heads.size >= MAX_ENTRIES) this.#heads.clear();
     this.#heads.set(workspaceId, { seq: head.seq, hash: head.hash });
   }
 
