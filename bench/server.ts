@@ -28,6 +28,8 @@ export interface BenchServerOptions {
   reset?: boolean;
   /** More environment: REDIS_URL and the TOLLGATE_SECRET every node of a cluster shares. */
   env?: Record<string, string>;
+  /** Run the server already built in this directory (its dist/server.mjs) instead of building this checkout's. */
+  build?: string;
 }
 
 /** Extra Node options for the server, e.g. BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/profile" to profile it. */
@@ -42,13 +44,14 @@ function serverBundle(): Promise<unknown> {
 }
 
 export async function startBenchServer(databaseUrl?: string, options: BenchServerOptions = {}): Promise<BenchServer> {
-  await serverBundle();
+  if (!options.build) await serverBundle();
   if (databaseUrl && options.reset !== false) await resetPostgres(databaseUrl);
   const port = await freePort();
   const dataDir = await mkdtemp(path.join(tmpdir(), "tollgate-bench-"));
   const admin = { email: "bench@example.com", password: "bench password" };
   const agentKey = "tgk_bench_agent_key_0000000000";
-  const child = spawn(process.execPath, [...nodeArgs(), "dist/server.mjs"], {
+  const child = spawn(process.execPath, [...nodeArgs(), path.join(options.build ?? ".", "dist/server.mjs")], {
+    cwd: options.build,
     env: {
       ...process.env,
       NODE_ENV: "production",

@@ -14,63 +14,23 @@
 // rule approves. SIDE_BY_SIDE_SUSTAINED=1 instead runs the sustained load (100
 // agents, 8 s) on each in turn, three rounds. The PostgreSQL databases are
 // emptied first. BENCH_SERVER_NODE_ARGS passes Node options to both servers, as
-// in npm run bench (a CPU profile of each, say).
-import { spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
+// in npm run bench (a CPU profile of each, say): they start as its servers do
+// (bench/server.ts).
 import { io } from "socket.io-client";
 import { createTRPCClient, httpLink } from "@trpc/client";
 import type { AppRouter } from "../server/api/router.ts";
 import { createTollgate } from "../sdk/src/index.ts";
-import { freePort } from "../test/databases.ts";
+import { startBenchServer } from "./server.ts";
 import { percentile } from "./stats.ts";
 
 const COUNT = Number(process.env.SIDE_BY_SIDE_COUNT ?? 400);
 const WARM_UP = 30;
-const admin = { email: "bench@example.com", password: "bench password" };
-const agentKey = "tgk_bench_agent_key_0000000000";
 const now = () => performance.now();
-
-async function emptyPostgres(url: string) {
-  const { default: pg } = await import("pg");
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  await client.query("DROP SCHEMA public CASCADE; CREATE SCHEMA public;");
-  await client.end();
-}
 
 /** A build's server (its dist/server.mjs), logged in as the operator, with an agent's session and request. */
 async function startBuild(dir: string, databaseUrl: string) {
-  if (databaseUrl) await emptyPostgres(databaseUrl);
-  const port = await freePort();
-  const dataDir = await mkdtemp(path.join(tmpdir(), "tollgate-side-by-side-"));
-  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, path.join(dir, "dist/server.mjs")], {
-    cwd: dir,
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      TOLLGATE_DATA_DIR: dataDir,
-      DATABASE_URL: databaseUrl,
-      REDIS_URL: "",
-      TOLLGATE_CONSOLE: "off",
-      TOLLGATE_ADMIN_EMAIL: admin.email,
-      TOLLGATE_ADMIN_PASSWORD: admin.password,
-      TOLLGATE_AGENT_KEY: agentKey,
-      TOLLGATE_LOG_LEVEL: "warn",
-    },
-    stdio: ["ignore", "inherit", "inherit"],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the server of ${dir} exited with ${child.exitCode}`);
-    const up = await fetch(`${url}/healthz`).then((response) => response.ok, () => false);
-    if (up) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const server = await startBenchServer(databaseUrl || undefined, { build: dir });
+  const { url, admin, agentKey } = server;
   const login = await fetch(`${url}/api/trpc/auth.login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(admin) });
   const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
   const operator = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${url}/api/trpc`, headers: { cookie, origin: url } })] });
@@ -132,10 +92,7 @@ async function startBuild(dir: string, databaseUrl: string) {
     async stop() {
       socket.close();
       sdk.close();
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGTERM");
-      await exited;
-      await rm(dataDir, { recursive: true, force: true });
+      await server.stop();
     },
   };
 }
