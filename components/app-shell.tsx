@@ -11,7 +11,7 @@ import { usePathname, useRouter } from "next/navigation";
 import { createContext, useContext, useEffect, type ReactNode } from "react";
 import { useTRPC } from "@/lib/trpc";
 import { LiveUpdates, useConnectionState } from "./live-updates";
-import { loginUrlKeepingHere } from "./providers";
+import { isSessionBeingReplaced, loginUrlKeepingHere } from "./providers";
 import { WorkspaceSwitcher } from "./workspace-switcher";
 
 export interface CurrentOperator {
@@ -62,7 +62,7 @@ export function AppShell({ children, fill = false }: { children: ReactNode; fill
 
   const unauthorized = me.error instanceof TRPCClientError && me.error.data?.code === "UNAUTHORIZED";
   useEffect(() => {
-    if (unauthorized) router.replace(loginUrlKeepingHere());
+    if (unauthorized && !isSessionBeingReplaced()) router.replace(loginUrlKeepingHere());
   }, [unauthorized, router]);
 
   if (me.isPending || unauthorized) {

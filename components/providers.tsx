@@ -21,6 +21,20 @@ export function loginUrlKeepingHere(): string {
   return `/login?next=${encodeURIComponent(here)}`;
 }
 
+// Set while this page replaces its session with another (a workspace switch) and
+// then loads afresh: the server ends the old session and closes its live
+// connection at once, so a check of the old session made meanwhile is refused,
+// and must not send the operator to log in (the switch itself still may).
+let sessionBeingReplaced = false;
+
+export function markSessionBeingReplaced(replacing: boolean) {
+  sessionBeingReplaced = replacing;
+}
+
+export function isSessionBeingReplaced(): boolean {
+  return sessionBeingReplaced;
+}
+
 function sendToLogin(error: unknown) {
   if (!isUnauthorized(error) || typeof window === "undefined") return;
   if (window.location.pathname === "/login") return;
@@ -31,7 +45,11 @@ export function Providers({ children }: { children: ReactNode }) {
   const [queryClient] = useState(
     () =>
       new QueryClient({
-        queryCache: new QueryCache({ onError: sendToLogin }),
+        queryCache: new QueryCache({
+          onError: (error) => {
+            if (!sessionBeingReplaced) sendToLogin(error);
+          },
+        }),
         mutationCache: new MutationCache({ onError: sendToLogin }),
         defaultOptions: {
           queries: {

@@ -2,7 +2,7 @@
 // console, switches into it, adds an approver, an agent key and a token there,
 // then revokes each and sees access end at once; the first workspace's rows
 // never show in the second.
-import { expect, test } from "@playwright/test";
+import { expect, type Request, test } from "@playwright/test";
 import { BASE_URL } from "./fixtures";
 import { createOperator, finalScreenshot, logIn, requestApproval, unique } from "./helpers";
 
@@ -14,6 +14,17 @@ const bearerStatus = async (path: string, secret: string, method: "GET" | "POST"
       body: method === "POST" ? "{}" : undefined,
     })
   ).status;
+
+/** Sends a request the browser made from the test instead, and gives its answer to hand back to the browser later. */
+async function sendFromHere(request: Request) {
+  const { host, connection, "content-length": length, ...headers } = await request.allHeaders();
+  const answer = await fetch(request.url(), { method: request.method(), headers, body: request.postData() });
+  return {
+    status: answer.status,
+    headers: { "content-type": answer.headers.get("content-type") ?? "application/json", "set-cookie": answer.headers.getSetCookie().join("\n") },
+    body: await answer.text(),
+  };
+}
 
 for (const [label, viewport] of [
   ["desktop", { width: 1280, height: 800 }],
@@ -97,3 +108,38 @@ for (const [label, viewport] of [
     await theirs.close();
   });
 }
+
+test("switching workspaces lands in the new one even when the old session's check is refused first", async ({ page }) => {
+  const founder = await createOperator("ADMIN");
+  await logIn(page, founder.email, founder.password, "/access");
+  const workspaceName = unique("Refunds");
+  await page.getByRole("form", { name: "New workspace" }).getByLabel("Name").fill(workspaceName);
+  await page.getByRole("button", { name: "Create workspace" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "you are its admin" })).toBeVisible();
+  await expect(page.getByRole("status", { name: "Connection: Live" })).toBeVisible();
+
+  // The server ends the old session and closes its live connection while it
+  // answers the switch, so the page checks its session as the new cookie comes:
+  // this check goes out with the old cookie and its refusal lands after the
+  // switch's answer. Both calls are sent from here, so the browser's cookies
+  // change only when their answers are handed to it, in that order.
+  let oldSessionChecked!: () => void;
+  const checkSent = new Promise<void>((resolve) => (oldSessionChecked = resolve));
+  const switchAnswered = page.waitForResponse((response) => response.url().includes("auth.switchWorkspace"));
+  await page.route("**/api/trpc/auth.switchWorkspace*", async (route) => {
+    const answer = await sendFromHere(route.request());
+    await checkSent;
+    await route.fulfill(answer);
+  });
+  await page.route("**/api/trpc/auth.me*", async (route) => {
+    oldSessionChecked();
+    const refusal = await sendFromHere(route.request());
+    expect(refusal.status).toBe(401);
+    await switchAnswered;
+    await route.fulfill(refusal);
+  }, { times: 1 });
+  await page.getByRole("button", { name: `Switch to ${workspaceName}` }).click();
+
+  await expect(page).toHaveURL(`${BASE_URL}/`);
+  await expect(page.getByTestId("workspace-switcher").locator("option:checked")).toHaveText(workspaceName);
+});

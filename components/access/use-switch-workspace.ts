@@ -5,8 +5,15 @@
 // cached from the old one can show.
 import { useMutation } from "@tanstack/react-query";
 import { useTRPC } from "@/lib/trpc";
+import { markSessionBeingReplaced } from "../providers";
 
 export function useSwitchWorkspace() {
   const trpc = useTRPC();
-  return useMutation(trpc.auth.switchWorkspace.mutationOptions({ onSuccess: () => window.location.assign("/") }));
+  return useMutation(
+    trpc.auth.switchWorkspace.mutationOptions({
+      onMutate: () => markSessionBeingReplaced(true),
+      onError: () => markSessionBeingReplaced(false),
+      onSuccess: () => window.location.assign("/"),
+    }),
+  );
 }
