@@ -2,6 +2,7 @@
 // Passwords are hashed with argon2id; tokens and keys are random and stored as SHA-256.
 import { createHash, randomBytes } from "node:crypto";
 import { hash as argon2Hash, verify as argon2Verify } from "@node-rs/argon2";
+import { LRUCache } from "lru-cache";
 import { agentKeyShape } from "../domain/agent-key-format.ts";
 import { DomainError } from "../domain/errors.ts";
 import { log } from "../log.ts";
@@ -185,7 +186,9 @@ export async function logout(deps: ServiceDeps, principal: OperatorPrincipal): P
 // event, carried between nodes by the event bridge); the cache time bounds it
 // only if that event is lost.
 const AGENT_KEY_CACHE_MS = 5_000;
-export type AgentKeyCache = Map<string, { principal: AgentPrincipal; until: number }>;
+export type AgentKeyCache = LRUCache<string, { principal: AgentPrincipal; until: number }>;
+
+export const newAgentKeyCache = (): AgentKeyCache => new LRUCache({ max: 10_000 });
 
 export async function authenticateAgent(deps: ServiceDeps, key: string): Promise<AgentPrincipal | null> {
   // A key of the current format whose checksum does not match was mistyped or made up: no lookup.
@@ -207,7 +210,6 @@ export async function authenticateAgent(deps: ServiceDeps, key: string): Promise
     keyName: record.name,
     trustedAgents: Object.freeze([...record.trustedAgents]),
   };
-  if (agentKeyCache.size > 10_000) agentKeyCache.clear();
   agentKeyCache.set(keyHash, { principal, until: nowMs + AGENT_KEY_CACHE_MS });
   noteKeyUse(deps, record.id, record.lastUsedAt);
   return principal;

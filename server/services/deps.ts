@@ -9,15 +9,15 @@ import { createOutbound, type Outbound } from "../net/outbound.ts";
 import { generateSecret } from "../secret.ts";
 import { AuditLog } from "./audit.ts";
 import type { DigestSink } from "./audit-seal.ts";
-import type { AgentKeyCache } from "./auth.ts";
+import { newAgentKeyCache, type AgentKeyCache } from "./auth.ts";
 import { OperatorSessionCache } from "./operator-session-cache.ts";
 import { AuditHeadContention } from "./approvals/audit-head-contention.ts";
 import { GateFactsCache } from "./approvals/gate-facts-cache.ts";
 import { WrittenAuditHeads } from "./approvals/written-audit-heads.ts";
 import { createLoginThrottle, type LoginThrottle } from "./login-throttle.ts";
-import type { PolicyCache } from "./policies/policy-cache.ts";
+import { newPolicyCache, type PolicyCache } from "./policies/policy-cache.ts";
 import { ReceiptSigner } from "./receipts.ts";
-import type { ChannelCache } from "./notifications/channel-cache.ts";
+import { newChannelCache, type ChannelCache } from "./notifications/channel-cache.ts";
 import type { Mailer } from "../net/mailer.ts";
 import { SecretBox } from "../secret-box.ts";
 
@@ -89,10 +89,10 @@ export function createServiceDeps(
     bus,
     now: () => new Date(),
     sessionTtlHours: options.sessionTtlHours ?? 12,
-    agentKeyCache: new Map(),
+    agentKeyCache: newAgentKeyCache(),
     operatorSessionCache: new OperatorSessionCache(),
     waiters: new DecisionWaiters(bus),
-    policyCache: new Map(),
+    policyCache: newPolicyCache(),
     auditHeadContention: new AuditHeadContention(),
     gateFacts: new GateFactsCache(),
     writtenAuditHeads: new WrittenAuditHeads(),
@@ -103,7 +103,7 @@ export function createServiceDeps(
     auditDigests: options.auditDigests ?? {},
     loginThrottle: options.loginThrottle ?? createLoginThrottle({ now: () => deps.now() }),
     outbound: options.outbound ?? createOutbound({ allow: [] }),
-    channelCache: new Map(),
+    channelCache: newChannelCache(),
     ...(options.mailer ? { mailer: options.mailer } : {}),
     channelSecrets: new SecretBox(secret, "notification channel secrets v1"),
     webhookSecrets: new SecretBox(secret, "agent key webhook secrets v1"),

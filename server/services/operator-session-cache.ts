@@ -6,13 +6,14 @@
 // operator disabled) or the operator changed (role). The cache time bounds a
 // session only if such an event is lost; a session's own expiry is checked on
 // every hit.
+import { LRUCache } from "lru-cache";
 import type { OperatorPrincipal } from "../domain/principal.ts";
 
 const CACHE_MS = 5_000;
 const MAX_ENTRIES = 10_000;
 
 export class OperatorSessionCache {
-  readonly #entries = new Map<string, { principal: OperatorPrincipal; until: number }>();
+  readonly #entries = new LRUCache<string, { principal: OperatorPrincipal; until: number }>({ max: MAX_ENTRIES });
   // Raised by every forget: a session read from the database before a change
   // committed, and answered after its event arrived, is not remembered.
   #generation = 0;
@@ -32,7 +33,6 @@ export class OperatorSessionCache {
 
   remember(tokenHash: string, principal: OperatorPrincipal, readAtGeneration: number, now: Date): void {
     if (readAtGeneration !== this.#generation) return;
-    if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
     this.#entries.set(tokenHash, { principal, until: now.getTime() + CACHE_MS });
   }
 
@@ -51,6 +51,7 @@ export class OperatorSessionCache {
 
   #forget(matches: (principal: OperatorPrincipal) => boolean): void {
     this.#generation++;
-    for (const [tokenHash, entry] of this.#entries) if (matches(entry.principal)) this.#entries.delete(tokenHash);
+    const forgotten = [...this.#entries.entries()].filter(([, entry]) => matches(entry.principal));
+    for (const [tokenHash] of forgotten) this.#entries.delete(tokenHash);
   }
 }

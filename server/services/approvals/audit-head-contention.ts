@@ -5,10 +5,13 @@
 // from the start is cheaper then. So a workspace whose head was found taken
 // asks and decides behind the locks for ten seconds, and reads first and
 // checks at its write again after that.
+import { LRUCache } from "lru-cache";
+
 const WINDOW_MS = 10_000;
+const MAX_WORKSPACES = 10_000;
 
 export class AuditHeadContention {
-  readonly #until = new Map<string, number>();
+  readonly #until = new LRUCache<string, number>({ max: MAX_WORKSPACES });
 
   /** An ask or a decision in this workspace found the audit head taken at its write. */
   noted(workspaceId: string, now: Date): void {

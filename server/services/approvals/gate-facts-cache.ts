@@ -7,6 +7,7 @@
 // changed cost the read after all: the write answers 'stale', the facts are
 // forgotten, and the ask is made on facts read again. The key's authority over
 // the request is checked on every ask, with the key as it is now.
+import { LRUCache } from "lru-cache";
 import type { RunStatus, TimeoutOutcome } from "../../domain/lifecycle.ts";
 
 const MAX_ENTRIES = 10_000;
@@ -32,18 +33,15 @@ export interface GateFacts {
 }
 
 export class GateFactsCache {
-  readonly #entries = new Map<string, GateFacts>();
+  // The least recently asked goes first: requests end, and their facts are asked for no more.
+  readonly #entries = new LRUCache<string, GateFacts>({ max: MAX_ENTRIES });
 
   get(workspaceId: string, requestId: string, agentKeyId: string): GateFacts | undefined {
     return this.#entries.get(key(workspaceId, requestId, agentKeyId));
   }
 
   remember(workspaceId: string, requestId: string, agentKeyId: string, facts: GateFacts): void {
-    const entry = key(workspaceId, requestId, agentKeyId);
-    this.#entries.delete(entry);
-    // The oldest goes first: requests end, and their facts are asked for no more.
-    if (this.#entries.size >= MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
-    this.#entries.set(entry, facts);
+    this.#entries.set(key(workspaceId, requestId, agentKeyId), facts);
   }
 
   forget(workspaceId: string, requestId: string, agentKeyId: string): void {

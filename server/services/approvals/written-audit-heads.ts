@@ -6,14 +6,15 @@
 // not. The head is then read and the ask made again, and for ten seconds this
 // node reads the workspace's head rather than guess it (another node, or
 // another writer, is moving it).
+import { LRUCache } from "lru-cache";
 import type { AuditHead } from "../audit.ts";
 
 const MISSED_WINDOW_MS = 10_000;
 const MAX_ENTRIES = 10_000;
 
 export class WrittenAuditHeads {
-  readonly #heads = new Map<string, AuditHead>();
-  readonly #missedUntil = new Map<string, number>();
+  readonly #heads = new LRUCache<string, AuditHead>({ max: MAX_ENTRIES });
+  readonly #missedUntil = new LRUCache<string, number>({ max: MAX_ENTRIES });
 
   /** The workspace's head as this node last wrote it; none while a guess recently missed. */
   get(workspaceId: string, now: Date): AuditHead | undefined {
@@ -29,7 +30,6 @@ export class WrittenAuditHeads {
   written(workspaceId: string, head: AuditHead): void {
     const known = this.#heads.get(workspaceId);
     if (known && known.seq > head.seq) return;
-    if (!known && this.#heads.size >= MAX_ENTRIES) this.#heads.clear();
     this.#heads.set(workspaceId, { seq: head.seq, hash: head.hash });
   }
 

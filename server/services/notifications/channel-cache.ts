@@ -2,6 +2,7 @@
 // them to write its announcements. A node keeps them between calls and
 // re-reads when the workspace's channelVersion (bumped by every channel
 // change, read in the caller's transaction) differs.
+import { LRUCache } from "lru-cache";
 import type { ChannelKind } from "../../db/generated/client.ts";
 import type { Tx } from "../deps.ts";
 
@@ -11,7 +12,9 @@ export interface CachedChannel {
   kind: ChannelKind;
 }
 
-export type ChannelCache = Map<string, { version: number; channels: CachedChannel[] }>;
+export type ChannelCache = LRUCache<string, { version: number; channels: CachedChannel[] }>;
+
+export const newChannelCache = (): ChannelCache => new LRUCache({ max: 10_000 });
 
 export async function enabledChannelsFor(cache: ChannelCache, tx: Tx, workspaceId: string, version: number): Promise<CachedChannel[]> {
   const cached = cache.get(workspaceId);
