@@ -10,12 +10,12 @@
 //   SIDE_BY_SIDE_DATABASES=postgres://.../a,postgres://.../b npx tsx bench/side-by-side.ts /tmp/before .
 //
 // Prints, for each build, the p50 of: the approval round trip and its halves
-// (the ask until the operator's socket hears it; the decision), and a call a
-// rule approves. SIDE_BY_SIDE_SUSTAINED=1 instead runs the sustained load (100
-// agents, 8 s) on each in turn, three rounds. The PostgreSQL databases are
-// emptied first. BENCH_SERVER_NODE_ARGS passes Node options to both servers, as
-// in npm run bench (a CPU profile of each, say): they start as its servers do
-// (bench/server.ts).
+// (the ask until the operator's socket hears it; the decision), a call a rule
+// approves, and a request begun and completed. SIDE_BY_SIDE_SUSTAINED=1
+// instead runs the sustained load (100 agents, 8 s) on each in turn, three
+// rounds. The PostgreSQL databases are emptied first. BENCH_SERVER_NODE_ARGS
+// passes Node options to both servers, as in npm run bench (a CPU profile of
+// each, say): they start as its servers do (bench/server.ts).
 import { io } from "socket.io-client";
 import { createTRPCClient, httpLink } from "@trpc/client";
 import type { AppRouter } from "../server/api/router.ts";
@@ -44,7 +44,7 @@ async function startBuild(dir: string, databaseUrl: string) {
   const { sessionId } = await sdk.openSession({ title: "side by side" });
   const asking = await sdk.begin({ sessionId, agent: "asker" });
   const looking = await sdk.begin({ sessionId, agent: "looker" });
-  const samples = { roundTrip: [] as number[], askUntilHeard: [] as number[], decide: [] as number[], ruleDecides: [] as number[] };
+  const samples = { roundTrip: [] as number[], askUntilHeard: [] as number[], decide: [] as number[], ruleDecides: [] as number[], beginAndComplete: [] as number[] };
 
   return {
     dir,
@@ -69,6 +69,13 @@ async function startBuild(dir: string, databaseUrl: string) {
       const result = await sdk.call("approval.request", { requestId: looking.requestId, tool: "lookup_customer", args: { i } });
       if (result.status !== "APPROVED") throw new Error(`lookup ${i} was not approved`);
       if (record) samples.ruleDecides.push(now() - started);
+    },
+    /** A request begun and completed (two calls). */
+    async beginAndComplete(_i: number, record: boolean) {
+      const started = now();
+      const { requestId } = await sdk.call("request.begin", { sessionId, agent: "worker" });
+      await sdk.call("request.complete", { requestId, output: { ok: true } });
+      if (record) samples.beginAndComplete.push(now() - started);
     },
     /** 100 agents ask and wait for `seconds`, the operator approving each as its socket hears it: round trips a second. */
     async sustained(agents: number, seconds: number) {
@@ -119,10 +126,11 @@ try {
   } else {
     await alternate(builds, (build, i, record) => build.roundTrip(i, record), COUNT);
     await alternate(builds, (build, i, record) => build.ruleDecides(i, record), COUNT);
+    await alternate(builds, (build, i, record) => build.beginAndComplete(i, record), COUNT);
     for (const { dir, samples } of builds) {
       const p50 = (values: number[]) => percentile(values, 50).toFixed(2);
       console.log(
-        `${dir}: round trip p50 ${p50(samples.roundTrip)} ms (p99 ${percentile(samples.roundTrip, 99).toFixed(2)}), ask until heard ${p50(samples.askUntilHeard)}, decide ${p50(samples.decide)}, a rule decides ${p50(samples.ruleDecides)}`,
+        `${dir}: round trip p50 ${p50(samples.roundTrip)} ms (p99 ${percentile(samples.roundTrip, 99).toFixed(2)}), ask until heard ${p50(samples.askUntilHeard)}, decide ${p50(samples.decide)}, a rule decides ${p50(samples.ruleDecides)}, begin + complete ${p50(samples.beginAndComplete)}`,
       );
     }
   }
