@@ -49,6 +49,17 @@ function afterTheRead(readsFrom: string, meanwhile: () => Promise<unknown>) {
   }) as typeof read);
 }
 
+describe("the engine's SQL functions", () => {
+  it("plan their statements once per connection: every one is PL/pgSQL on generic plans, but the chain query its callers inline", async () => {
+    const replannedPerCall = await db.prisma.$queryRaw<{ name: string }[]>`
+      SELECT p.proname AS name FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+      WHERE starts_with(p.proname, 'tollgate_')
+        AND (l.lanname <> 'plpgsql' OR NOT ('plan_cache_mode=force_generic_plan' = ANY(coalesce(p.proconfig, '{}'))))
+      ORDER BY p.proname`;
+    expect(replannedPerCall.map((row) => row.name)).toEqual(["tollgate_call_chains"]);
+  });
+});
+
 describe("request.complete and request.fail in one statement", () => {
   it("completing a running request is one statement: the request, its trace and its task are written", async () => {
     const agent = agentCaller(app.deps);
