@@ -549,7 +549,7 @@ describe("approval.decide when something changes between its read and its write"
 
   it("another decision lands meanwhile: the write finds the approval ended, and behind the locks a different decision is CONFLICT and the chain is resumed once", async () => {
     const { operator, approvalId, root, leaf } = await pendingApproval("decided meanwhile");
-    afterTheRead('FROM "Approval" a', () => operator.approval.decide({ approvalId, action: "reject", message: "not today" }));
+    afterTheRead("tollgate_read_approval_before_ending", () => operator.approval.decide({ approvalId, action: "reject", message: "not today" }));
 
     await expect(operator.approval.decide({ approvalId, action: "approve" })).rejects.toMatchObject({ code: "CONFLICT" });
     expect(await db.prisma.approval.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({ status: "REJECTED", decisionMessage: "not today" });
@@ -558,7 +558,7 @@ describe("approval.decide when something changes between its read and its write"
 
   it("the same decision lands meanwhile: the retry gets what was stored", async () => {
     const { operator, approvalId, root, leaf } = await pendingApproval("the same decision meanwhile");
-    afterTheRead('FROM "Approval" a', () => operator.approval.decide({ approvalId, action: "approve" }));
+    afterTheRead("tollgate_read_approval_before_ending", () => operator.approval.decide({ approvalId, action: "approve" }));
 
     const result = await operator.approval.decide({ approvalId, action: "approve" });
     const stored = await db.prisma.approval.findUniqueOrThrow({ where: { id: approvalId } });
@@ -568,7 +568,7 @@ describe("approval.decide when something changes between its read and its write"
 
   it("an audit entry written meanwhile: the decision is chained after it, and the workspace decides behind the locks for a while", async () => {
     const { operator, approvalId, root, leaf } = await pendingApproval("the head moves");
-    afterTheRead('FROM "Approval" a', () => operator.agentKey.create({ name: "audited meanwhile" }));
+    afterTheRead("tollgate_read_approval_before_ending", () => operator.agentKey.create({ name: "audited meanwhile" }));
 
     expect(await operator.approval.decide({ approvalId, action: "approve" })).toMatchObject({ status: "APPROVED" });
     const [keyCreated, decided] = await db.prisma.auditEntry.findMany({ where: { workspaceId: app.workspaceId }, orderBy: { seq: "desc" }, take: 2 }).then((rows) => rows.reverse());

@@ -201,20 +201,16 @@ export interface ApprovalBeforeEnding {
 }
 
 /**
- * The first statement of an ending without a transaction: the approval, its
- * task's agent, its request's webhook address and the workspace's audit head,
- * unlocked. Null when the workspace has no such approval.
+ * The first statement of an ending without a transaction
+ * (tollgate_read_approval_before_ending): the approval, its task's agent, its
+ * request's webhook address and the workspace's audit head, unlocked. Null
+ * when the workspace has no such approval.
  */
 export async function readApprovalBeforeEnding(deps: ServiceDeps, workspaceId: string, approvalId: string): Promise<ApprovalBeforeEnding | null> {
   const [row] = await deps.prisma.$queryRaw<(ApprovalRow & ReadExtra)[]>`
-    SELECT ${APPROVAL_COLUMNS}, t.agent AS "taskAgent", r."resumeUrl" AS "requestResumeUrl", h.seq AS "headSeq", h.hash AS "headHash"
-    FROM "Approval" a
-    JOIN "Task" t ON t.id = a."taskId"
-    JOIN "Request" r ON r.id = a."requestId"
-    LEFT JOIN LATERAL (
-      SELECT e.seq, e.hash FROM "AuditEntry" e WHERE e."workspaceId" = a."workspaceId" ORDER BY e.seq DESC LIMIT 1
-    ) h ON true
-    WHERE a.id = ${approvalId} AND a."workspaceId" = ${workspaceId}`;
+    SELECT (r.approval).*, (r.approval)."allowedActions"::text[] AS "allowedActionsText",
+           r.task_agent AS "taskAgent", r.resume_url AS "requestResumeUrl", r.head_seq AS "headSeq", r.head_hash AS "headHash"
+    FROM tollgate_read_approval_before_ending(${workspaceId}, ${approvalId}) r`;
   if (!row) return null;
   const { approval, extra } = splitApprovalRow(row, ["taskAgent", "requestResumeUrl", "headSeq", "headHash"] as const);
   return {
