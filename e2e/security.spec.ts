@@ -112,3 +112,20 @@ test("repeated wrong passwords are refused with when to try again", async ({ pag
   await expect(error).toContainText(`too many failed logins for ${email}; try again in`);
   await finalScreenshot(page, testInfo);
 });
+
+test("a console page's policy runs scripts by a nonce fresh for each response; the API's allows no content at all", async () => {
+  const nonceOf = async (path: string) => {
+    const response = await fetch(`${BASE_URL}${path}`);
+    await response.body?.cancel();
+    const policy = response.headers.get("content-security-policy") ?? "";
+    expect(policy).toContain("frame-ancestors 'none'");
+    return /script-src 'self' 'nonce-([A-Za-z0-9+/=]+)' 'strict-dynamic'/.exec(policy)?.[1];
+  };
+  const [first, second] = [await nonceOf("/login"), await nonceOf("/login")];
+  expect(first).toBeDefined();
+  expect(second).toBeDefined();
+  expect(first).not.toBe(second);
+  const api = await fetch(`${BASE_URL}/api/trpc/auth.me`);
+  await api.body?.cancel();
+  expect(api.headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
+});

@@ -103,8 +103,8 @@ export function refuseTrpcRequest(req: IncomingMessage, procedures: string[], ba
 export const newNonce = () => randomBytes(16).toString("base64");
 
 /**
- * The policy of every response. Scripts run only with this response's nonce
- * (and what they load); no page may frame the console.
+ * The policy of the console's pages. Scripts run only with this response's
+ * nonce (and what they load); no page may frame the console.
  */
 export function contentSecurityPolicy(nonce: string, dev = false): string {
   return [
@@ -123,11 +123,23 @@ export function contentSecurityPolicy(nonce: string, dev = false): string {
   ].join("; ");
 }
 
-export function securityHeaders(nonce: string, dev = false): Record<string, string> {
-  return {
-    "content-security-policy": contentSecurityPolicy(nonce, dev),
-    "x-frame-options": "DENY",
-    "x-content-type-options": "nosniff",
-    "referrer-policy": "strict-origin-when-cross-origin",
-  };
+const FRAMING_AND_SNIFFING = {
+  "x-frame-options": "DENY",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "strict-origin-when-cross-origin",
+} as const;
+
+/** The headers of a console page, with its policy for this response's nonce. */
+export function consoleSecurityHeaders(nonce: string, dev = false): Record<string, string> {
+  return { "content-security-policy": contentSecurityPolicy(nonce, dev), ...FRAMING_AND_SNIFFING };
 }
+
+/**
+ * The headers of every other response (the API, the socket, health and keys):
+ * JSON, never a page, so its policy allows no content at all, and needs no
+ * nonce (which would cost random bytes on every call).
+ */
+export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  "content-security-policy": "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  ...FRAMING_AND_SNIFFING,
+});

@@ -23,7 +23,7 @@ import { NotificationDeliverer } from "./jobs/notification-deliverer.ts";
 import { DueScheduler } from "./jobs/due-scheduler.ts";
 import { escalateDueApprovals, nextEscalation } from "./services/notifications/escalate-approvals.ts";
 import { createMailer } from "./net/mailer.ts";
-import { clientAddress, newNonce, refuseTrpcRequest, requestIsHttps, securityHeaders, type MutationCheckOptions, type Refusal } from "./http-security.ts";
+import { API_SECURITY_HEADERS, clientAddress, consoleSecurityHeaders, newNonce, refuseTrpcRequest, requestIsHttps, type MutationCheckOptions, type Refusal } from "./http-security.ts";
 import { log } from "./log.ts";
 import { parseTraceparent } from "./domain/trace-context.ts";
 import { startMetrics } from "./observability/metrics.ts";
@@ -239,8 +239,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   };
   const server = createServer((req, res) => {
     const url = req.url ?? "/";
-    const nonce = newNonce();
-    for (const [name, value] of Object.entries(securityHeaders(nonce, options.dev))) res.setHeader(name, value);
+    for (const name in API_SECURITY_HEADERS) res.setHeader(name, API_SECURITY_HEADERS[name]!);
     if (url === TRPC_PREFIX || url.startsWith(`${TRPC_PREFIX}/`) || url.startsWith(`${TRPC_PREFIX}?`)) {
       let path: string;
       try {
@@ -292,8 +291,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       return;
     }
     if (nextHandler) {
+      const pageHeaders = consoleSecurityHeaders(newNonce(), options.dev);
+      for (const name in pageHeaders) res.setHeader(name, pageHeaders[name]!);
       // Next reads the nonce from the request's policy and puts it on its scripts.
-      req.headers["content-security-policy"] = res.getHeader("content-security-policy") as string;
+      req.headers["content-security-policy"] = pageHeaders["content-security-policy"];
       nextHandler(req, res).catch((error) => {
         log.error("console request failed", error);
         if (!res.headersSent) res.writeHead(500).end("internal error");

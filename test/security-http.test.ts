@@ -237,7 +237,7 @@ describe("cross-site requests", () => {
 });
 
 describe("headers and cookies", () => {
-  it("headers: every response forbids framing and sniffing and carries a CSP with a fresh nonce", async () => {
+  it("headers: every response forbids framing and sniffing, and one that is not a console page carries a CSP that allows no content", async () => {
     const responses = await Promise.all([
       fetch(`${test.url}/healthz`),
       fetch(`${test.url}/.well-known/jwks.json`),
@@ -246,20 +246,13 @@ describe("headers and cookies", () => {
       fetch(`${test.url}/api/trpc/session.open`, { method: "POST", headers: { "content-type": "text/plain" }, body: "x" }),
       fetch(`${test.url}/socket.io/?EIO=4&transport=polling`),
     ]);
-    const nonces = new Set<string>();
     for (const response of responses) {
       await response.body?.cancel();
       expect(response.headers.get("x-frame-options")).toBe("DENY");
       expect(response.headers.get("x-content-type-options")).toBe("nosniff");
       expect(response.headers.get("referrer-policy")).toBe("strict-origin-when-cross-origin");
-      const policy = response.headers.get("content-security-policy") ?? "";
-      expect(policy).toContain("frame-ancestors 'none'");
-      expect(policy).toContain("object-src 'none'");
-      const nonce = /script-src 'self' 'nonce-([A-Za-z0-9+/=]+)' 'strict-dynamic'/.exec(policy)?.[1];
-      expect(nonce).toBeDefined();
-      nonces.add(nonce!);
+      expect(response.headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
     }
-    expect(nonces.size).toBe(responses.length);
   });
 
   it("cookies: the session cookie is Secure when a trusted proxy says the request came over HTTPS", async () => {

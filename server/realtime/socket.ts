@@ -12,7 +12,7 @@ import { SESSION_COOKIE } from "../api/trpc.ts";
 import { authenticateAgent, authenticateOperator } from "../services/auth.ts";
 import type { ServiceDeps } from "../services/deps.ts";
 import { rooms } from "./rooms.ts";
-import { newNonce, securityHeaders } from "../http-security.ts";
+import { API_SECURITY_HEADERS } from "../http-security.ts";
 
 export interface RealtimeOptions {
   allowedOrigins: string[];
@@ -45,7 +45,7 @@ export async function attachRealtime(httpServer: HttpServer, deps: ServiceDeps, 
   });
 
   // socket.io answers its own HTTP requests (long-polling): they carry the same headers as every other response.
-  io.engine.on("headers", (headers: Record<string, string>) => Object.assign(headers, securityHeaders(newNonce())));
+  io.engine.on("headers", (headers: Record<string, string>) => Object.assign(headers, API_SECURITY_HEADERS));
 
   io.use(async (socket, next) => {
     // An agent's SDK holds one connection for the decisions of every approval it waits on.
