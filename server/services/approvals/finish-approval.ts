@@ -1,12 +1,12 @@
 // Every ending of a pending approval (a decision, a quorum, a timeout) goes through one
 // conditional write, so exactly one ending wins and un-pauses the call chain in its transaction.
-import type { Approval } from "../../db/generated/client.ts";
+import { Prisma, type Approval } from "../../db/generated/client.ts";
 import { newId } from "../../domain/ids.ts";
 import type { DecisionAction } from "../../domain/lifecycle.ts";
 import { type Actor, type AuditHead, type AuditRow } from "../audit.ts";
 import { changesOf, type ChangeRow, type Changes } from "../cascade.ts";
 import type { ServiceDeps, Tx } from "../deps.ts";
-import { APPROVAL_COLUMNS, splitApprovalRow, type ApprovalRow } from "./approval-row.ts";
+import { splitApprovalRow, type ApprovalRow } from "./approval-row.ts";
 import type { ReceiptSubject } from "../receipts.ts";
 
 /** What a receipt states, with the approval named by its row's own id. */
@@ -41,39 +41,42 @@ export interface LockedApproval {
 
 /**
  * One statement that takes every lock an ending needs, in the lock order
- * (locks.ts): the request's call chain, the approval, the chain's tasks
- * (tollgate_lock_approval_ending, migration 20261124150000_approval_functions),
- * then, while the approval is pending, the workspace's audit lock with the
- * chain's head. Returns the approval as it is behind its lock; null when the
- * workspace has no such approval.
+ * (locks.ts): the request's call chain, the approval, the chain's tasks, then,
+ * while the approval is pending, the workspace's audit lock with the chain's
+ * head (tollgate_lock_approval_ending_with_head). Returns the approval as it
+ * is behind its lock; null when the workspace has no such approval.
  */
 export async function lockApprovalEnding(tx: Tx, workspaceId: string, approvalId: string): Promise<LockedApproval | null> {
-  const [row] = await tx.$queryRaw<(ApprovalRow & LockedExtra)[]>`
-    SELECT ${APPROVAL_COLUMNS}, t.agent AS "taskAgent", r."resumeUrl" AS "requestResumeUrl",
-           h.seq AS "headSeq", h.hash AS "headHash", h.locked AS "headLocked"
-    FROM tollgate_lock_approval_ending(${workspaceId}, ${approvalId}) a
-    JOIN "Task" t ON t.id = a."taskId"
-    JOIN "Request" r ON r.id = a."requestId"
-    LEFT JOIN LATERAL (
-      SELECT head.seq, head.hash, true AS locked FROM (SELECT 1) one
-      LEFT JOIN tollgate_lock_audit_head(a."workspaceId") head ON true
-      WHERE a.status = 'PENDING'
-    ) h ON true`;
+  const [row] = await tx.$queryRaw<(ApprovalRow & EndingRowExtra & { headLocked: boolean })[]>`
+    SELECT ${ENDING_ROW_COLUMNS}, r.head_locked AS "headLocked" FROM tollgate_lock_approval_ending_with_head(${workspaceId}, ${approvalId}) r`;
   if (!row) return null;
-  const { approval, extra } = splitApprovalRow(row, ["taskAgent", "requestResumeUrl", "headSeq", "headHash", "headLocked"] as const);
-  return {
-    approval: { ...approval, task: { agent: extra.taskAgent } },
-    resumeUrl: extra.requestResumeUrl,
-    ...(extra.headLocked ? { auditHead: extra.headSeq === null ? null : { seq: extra.headSeq, hash: extra.headHash! } } : {}),
-  };
+  const { headLocked, ...rest } = row;
+  const { approval, resumeUrl, auditHead } = endingRow(rest);
+  return { approval, resumeUrl, ...(headLocked ? { auditHead } : {}) };
 }
 
-interface LockedExtra {
+/**
+ * The columns both first statements of an ending answer with, from a function
+ * row named r: the approval, its task's agent, its request's webhook address
+ * and the workspace's audit head (seq and hash null when the chain is empty).
+ */
+const ENDING_ROW_COLUMNS = Prisma.sql`(r.approval).*, (r.approval)."allowedActions"::text[] AS "allowedActionsText",
+  r.task_agent AS "taskAgent", r.resume_url AS "requestResumeUrl", r.head_seq AS "headSeq", r.head_hash AS "headHash"`;
+
+interface EndingRowExtra {
   taskAgent: string;
   requestResumeUrl: string | null;
   headSeq: number | null;
   headHash: string | null;
-  headLocked: boolean | null;
+}
+
+function endingRow(row: ApprovalRow & EndingRowExtra): { approval: ApprovalWithAgent; resumeUrl: string | null; auditHead: AuditHead | null } {
+  const { approval, extra } = splitApprovalRow(row, ["taskAgent", "requestResumeUrl", "headSeq", "headHash"] as const);
+  return {
+    approval: { ...approval, task: { agent: extra.taskAgent } },
+    resumeUrl: extra.requestResumeUrl,
+    auditHead: extra.headSeq === null ? null : { seq: extra.headSeq, hash: extra.headHash! },
+  };
 }
 
 /**
@@ -207,20 +210,10 @@ export interface ApprovalBeforeEnding {
  * when the workspace has no such approval.
  */
 export async function readApprovalBeforeEnding(deps: ServiceDeps, workspaceId: string, approvalId: string): Promise<ApprovalBeforeEnding | null> {
-  const [row] = await deps.prisma.$queryRaw<(ApprovalRow & ReadExtra)[]>`
-    SELECT (r.approval).*, (r.approval)."allowedActions"::text[] AS "allowedActionsText",
-           r.task_agent AS "taskAgent", r.resume_url AS "requestResumeUrl", r.head_seq AS "headSeq", r.head_hash AS "headHash"
-    FROM tollgate_read_approval_before_ending(${workspaceId}, ${approvalId}) r`;
-  if (!row) return null;
-  const { approval, extra } = splitApprovalRow(row, ["taskAgent", "requestResumeUrl", "headSeq", "headHash"] as const);
-  return {
-    approval: { ...approval, task: { agent: extra.taskAgent } },
-    resumeUrl: extra.requestResumeUrl,
-    auditHead: extra.headSeq === null ? null : { seq: extra.headSeq, hash: extra.headHash! },
-  };
+  const [row] = await deps.prisma.$queryRaw<(ApprovalRow & EndingRowExtra)[]>`
+    SELECT ${ENDING_ROW_COLUMNS} FROM tollgate_read_approval_before_ending(${workspaceId}, ${approvalId}) r`;
+  return row ? endingRow(row) : null;
 }
-
-type ReadExtra = Omit<LockedExtra, "headLocked">;
 
 /**
  * The second statement, a transaction of its own
