@@ -5,7 +5,7 @@ import { Prisma, type Approval } from "../db/generated/client.ts";
 import { mayActOn } from "../domain/authority.ts";
 import type { RunStatus } from "../domain/lifecycle.ts";
 import type { AgentPrincipal } from "../domain/principal.ts";
-import { APPROVAL_COLUMNS, splitApprovalRow, type ApprovalRow } from "./approvals/approval-row.ts";
+import { FUNCTION_APPROVAL_COLUMNS, splitApprovalRow, type ApprovalRow } from "./approvals/approval-row.ts";
 import type { ServiceDeps, Tx } from "./deps.ts";
 
 type Db = Tx | ServiceDeps["prisma"];
@@ -117,13 +117,13 @@ export async function findTask(db: Db, agent: AgentPrincipal, taskId: string, op
 
 /**
  * An approval the agent may act on (it may act on the approval's request);
- * null otherwise. The authority check and the read are one statement.
+ * null otherwise. The authority check and the read are one statement
+ * (tollgate_find_approval, which asks what keyAtOrAbove asks).
  */
 export async function findApproval(db: Db, agent: AgentPrincipal, approvalId: string): Promise<Approval | null> {
   const [row] = await db.$queryRaw<(ApprovalRow & { taskAgent: string; keyAtOrAbove: boolean })[]>`
-    SELECT ${APPROVAL_COLUMNS}, t.agent AS "taskAgent", ${keyAtOrAbove("Request", "r", agent.agentKeyId)} AS "keyAtOrAbove"
-    FROM "Approval" a JOIN "Request" r ON r.id = a."requestId" JOIN "Task" t ON t.id = r."taskId"
-    WHERE a.id = ${approvalId} AND a."workspaceId" = ${agent.workspaceId}`;
+    SELECT ${FUNCTION_APPROVAL_COLUMNS}, f.task_agent AS "taskAgent", f.key_at_or_above AS "keyAtOrAbove"
+    FROM tollgate_find_approval(${agent.workspaceId}, ${approvalId}, ${agent.agentKeyId}) f`;
   if (!row) return null;
   const { approval, extra } = splitApprovalRow(row, ["taskAgent", "keyAtOrAbove"] as const);
   return mayActOn(agent, { agent: extra.taskAgent, keyAtOrAbove: extra.keyAtOrAbove }) ? approval : null;

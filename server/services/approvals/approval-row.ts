@@ -8,6 +8,9 @@ import { Prisma, type Approval } from "../../db/generated/client.ts";
  */
 export const APPROVAL_COLUMNS = Prisma.sql`a.*, a."allowedActions"::text[] AS "allowedActionsText"`;
 
+/** The same, from a row `f` of an engine function that answers the approval as its column `approval`. */
+export const FUNCTION_APPROVAL_COLUMNS = Prisma.sql`(f.approval).*, (f.approval)."allowedActions"::text[] AS "allowedActionsText"`;
+
 export type ApprovalRow = Approval & { allowedActionsText: string[] };
 
 /** The Approval in a row read with APPROVAL_COLUMNS, and the row's other columns. */

@@ -6,7 +6,7 @@ import type { DecisionAction } from "../../domain/lifecycle.ts";
 import { type Actor, type AuditHead, type AuditRow } from "../audit.ts";
 import { changesOf, type ChangeRow, type Changes } from "../cascade.ts";
 import type { ServiceDeps, Tx } from "../deps.ts";
-import { splitApprovalRow, type ApprovalRow } from "./approval-row.ts";
+import { FUNCTION_APPROVAL_COLUMNS, splitApprovalRow, type ApprovalRow } from "./approval-row.ts";
 import type { ReceiptSubject } from "../receipts.ts";
 
 /** What a receipt states, with the approval named by its row's own id. */
@@ -48,7 +48,7 @@ export interface LockedApproval {
  */
 export async function lockApprovalEnding(tx: Tx, workspaceId: string, approvalId: string): Promise<LockedApproval | null> {
   const [row] = await tx.$queryRaw<(ApprovalRow & EndingRowExtra & { headLocked: boolean })[]>`
-    SELECT ${ENDING_ROW_COLUMNS}, r.head_locked AS "headLocked" FROM tollgate_lock_approval_ending_with_head(${workspaceId}, ${approvalId}) r`;
+    SELECT ${ENDING_ROW_COLUMNS}, f.head_locked AS "headLocked" FROM tollgate_lock_approval_ending_with_head(${workspaceId}, ${approvalId}) f`;
   if (!row) return null;
   const { headLocked, ...rest } = row;
   const { approval, resumeUrl, auditHead } = endingRow(rest);
@@ -57,11 +57,11 @@ export async function lockApprovalEnding(tx: Tx, workspaceId: string, approvalId
 
 /**
  * The columns both first statements of an ending answer with, from a function
- * row named r: the approval, its task's agent, its request's webhook address
+ * row named f: the approval, its task's agent, its request's webhook address
  * and the workspace's audit head (seq and hash null when the chain is empty).
  */
-const ENDING_ROW_COLUMNS = Prisma.sql`(r.approval).*, (r.approval)."allowedActions"::text[] AS "allowedActionsText",
-  r.task_agent AS "taskAgent", r.resume_url AS "requestResumeUrl", r.head_seq AS "headSeq", r.head_hash AS "headHash"`;
+const ENDING_ROW_COLUMNS = Prisma.sql`${FUNCTION_APPROVAL_COLUMNS},
+  f.task_agent AS "taskAgent", f.resume_url AS "requestResumeUrl", f.head_seq AS "headSeq", f.head_hash AS "headHash"`;
 
 interface EndingRowExtra {
   taskAgent: string;
@@ -211,7 +211,7 @@ export interface ApprovalBeforeEnding {
  */
 export async function readApprovalBeforeEnding(deps: ServiceDeps, workspaceId: string, approvalId: string): Promise<ApprovalBeforeEnding | null> {
   const [row] = await deps.prisma.$queryRaw<(ApprovalRow & EndingRowExtra)[]>`
-    SELECT ${ENDING_ROW_COLUMNS} FROM tollgate_read_approval_before_ending(${workspaceId}, ${approvalId}) r`;
+    SELECT ${ENDING_ROW_COLUMNS} FROM tollgate_read_approval_before_ending(${workspaceId}, ${approvalId}) f`;
   return row ? endingRow(row) : null;
 }
 
