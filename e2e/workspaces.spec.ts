@@ -143,3 +143,25 @@ test("switching workspaces lands in the new one even when the old session's chec
   await expect(page).toHaveURL(`${BASE_URL}/`);
   await expect(page.getByTestId("workspace-switcher").locator("option:checked")).toHaveText(workspaceName);
 });
+
+test("a switch whose answer is lost after the old session ended sends the operator to log in, not to a page that never loads", async ({ page }) => {
+  const founder = await createOperator("ADMIN");
+  await logIn(page, founder.email, founder.password, "/access");
+  const workspaceName = unique("Disputes");
+  await page.getByRole("form", { name: "New workspace" }).getByLabel("Name").fill(workspaceName);
+  await page.getByRole("button", { name: "Create workspace" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "you are its admin" })).toBeVisible();
+  await expect(page.getByRole("status", { name: "Connection: Live" })).toBeVisible();
+
+  // The server switches (and ends the old session); the page's check of the old
+  // session is refused while the switch is under way; then the answer is lost.
+  const oldSessionRefused = page.waitForResponse((response) => response.url().includes("auth.me") && response.status() === 401);
+  await page.route("**/api/trpc/auth.switchWorkspace*", async (route) => {
+    await sendFromHere(route.request());
+    await oldSessionRefused;
+    await route.abort("connectionreset");
+  });
+  await page.getByRole("button", { name: `Switch to ${workspaceName}` }).click();
+
+  await expect(page).toHaveURL(/\/login/);
+});
