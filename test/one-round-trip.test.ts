@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { RunStatus } from "../server/domain/lifecycle.ts";
 import { newId } from "../server/domain/ids.ts";
 import { verifyAudit } from "../server/services/audit.ts";
+import { GateFactsCache } from "../server/services/approvals/gate-facts-cache.ts";
 import { AGENT_KEY, agentCaller, callerWith, operatorCaller, TEST_TARGET, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
 
 let db: TestDatabase;
@@ -23,6 +24,11 @@ async function keyUseRecorded() {
   while (!(await db.prisma.agentKey.findFirst({ where: { workspaceId: app.workspaceId, lastUsedAt: { not: null } } }))) {
     await new Promise((resolve) => setImmediate(resolve));
   }
+}
+
+/** As on a node that did not begin the request: it remembers no gate facts, so an ask reads them first. */
+function forgetGateFacts() {
+  app.deps.gateFacts = new GateFactsCache();
 }
 
 async function status(id: string) {
@@ -222,6 +228,7 @@ describe("approval.request in two statements", () => {
     const leaf = await agent.request.begin({ sessionId, agent: "mailer", parentRequestId: root.requestId });
     // The workspace's rules are read once into the cache; this call is what every later one costs.
     await agent.approval.request({ requestId: root.requestId, tool: "warm_up", args: {} });
+    forgetGateFacts();
 
     const { result, statements } = await db.countStatements(() => agent.approval.request({ requestId: leaf.requestId, tool: "send_email", args: { to: "a@example.com", body: "hi" }, reason: "weekly report", idempotencyKey: "ask-weekly" }));
     expect(result).toMatchObject({ status: "PENDING" });
@@ -357,6 +364,31 @@ describe("approval.request in two statements", () => {
   });
 });
 
+describe("approval.request right after request.begin on the same node", () => {
+  it("is one statement: the begin read the new request's gate facts, and the ask's write checks them behind the lock", async () => {
+    const admin = await operatorCaller(app.deps);
+    const agent = agentCaller(app.deps);
+    const { sessionId } = await agent.session.open({ title: "begun here" });
+    await keyUseRecorded();
+    const warmUp = await agent.request.begin({ sessionId, agent: "mailer" });
+    await agent.approval.request({ requestId: warmUp.requestId, tool: "warm_up", args: {} });
+
+    const begun = await agent.request.begin({ sessionId, agent: "mailer" });
+    const { result, statements } = await db.countStatements(() => agent.approval.request({ requestId: begun.requestId, tool: "send_email", args: { to: "a@example.com" } }));
+    expect(result).toMatchObject({ status: "PENDING" });
+    expect(statements).toBe(1);
+    expect(await db.prisma.request.findUniqueOrThrow({ where: { id: begun.requestId } })).toMatchObject({ status: "PAUSED", pendingApprovals: 1 });
+
+    // A rule made between the begin and the ask: the write finds the facts changed, and the call is gated on facts read now.
+    const next = await agent.request.begin({ sessionId, agent: "mailer" });
+    await admin.policy.create({ name: "no wires", match: { tool: "wire_*" }, outcome: "reject", message: "wires go through finance" });
+    const gated = await db.countStatements(() => agent.approval.request({ requestId: next.requestId, tool: "wire_money", args: { eur: 5000 } }));
+    expect(gated.result).toMatchObject({ status: "REJECTED", decision: { decidedBy: "policy:no wires" } });
+    expect(gated.statements).toBeGreaterThan(1);
+    expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
+  });
+});
+
 describe("approval.request when something changes between its read and its write", () => {
 
   it("a rule added meanwhile gates the call: the write finds the facts changed, and the call is gated again behind the lock", async () => {
@@ -367,6 +399,7 @@ describe("approval.request when something changes between its read and its write
     // The rules as they are now are in the server's cache: only the write can notice the new one.
     const sibling = await agent.request.begin({ sessionId, agent: "payer" });
     await agent.approval.request({ requestId: sibling.requestId, tool: "warm_up", args: {} });
+    forgetGateFacts();
     afterTheRead("tollgate_read_request_for_approval", () => admin.policy.create({ name: "no wires", match: { tool: "wire_*" }, outcome: "reject", message: "wires go through finance" }));
 
     const { result, statements } = await db.countStatements(() => agent.approval.request({ requestId: begun.requestId, tool: "wire_money", args: { eur: 5000 } }));
@@ -384,6 +417,7 @@ describe("approval.request when something changes between its read and its write
     const agent = agentCaller(app.deps);
     const { sessionId } = await agent.session.open({ title: "the head moves" });
     const begun = await agent.request.begin({ sessionId, agent: "researcher" });
+    forgetGateFacts();
     afterTheRead("tollgate_read_request_for_approval", () => admin.agentKey.create({ name: "audited meanwhile" }));
 
     const result = await agent.approval.request({ requestId: begun.requestId, tool: "lookup_customer", args: { id: 7 } });

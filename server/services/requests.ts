@@ -8,6 +8,7 @@ import { ACTIVE_RUN_STATUSES, isActive, planRequestEnding, type RequestEnding, t
 import { idempotencyKeyOfOtherWork } from "../domain/authority.ts";
 import type { AgentPrincipal, OperatorPrincipal } from "../domain/principal.ts";
 import { cancelPendingApprovalsOf } from "./approvals/cancel-pending-approvals.ts";
+import { gateFactsOf, type GateFactsRow } from "./approvals/gate-facts-cache.ts";
 import { lockChain, lockChains, lockPendingApprovals, lockTasks } from "./locks.ts";
 import { type Actor } from "./audit.ts";
 import { findRequest, findTask, keyAtOrAbove, mayActOnRequest } from "./authority.ts";
@@ -59,9 +60,9 @@ export async function beginRequest(deps: ServiceDeps, agent: AgentPrincipal, inp
 
 interface BegunInOneCall {
   outcome: "begun" | "elsewhere";
-  task_id: string | null;
-  task_status: RunStatus | null;
-  task_changed: boolean;
+  begun_task_id: string | null;
+  begun_task_status: RunStatus | null;
+  begun_task_changed: boolean;
 }
 
 /**
@@ -71,23 +72,33 @@ interface BegunInOneCall {
  * guarantees) writes the task, the request, its trace and the task's status, or
  * nothing. Null when the general path must answer: a key trusted by name, an
  * idempotency key already used, and every refusal.
+ *
+ * The same statement reads the new request's gate facts (tollgate_gate_facts,
+ * after the begin: it names the request only once begun), and the node
+ * remembers them (GateFactsCache), so that the request's first
+ * approval.request is one statement: its write, which checks them behind the
+ * chain's lock.
  */
 async function beginRequestInOneCall(deps: ServiceDeps, agent: AgentPrincipal, input: BeginRequestInput): Promise<BeginRequestResult | null> {
   const requestId = newId("req");
   const kind = input.kind === "orchestrator" ? "ORCHESTRATOR" : "AGENT";
   const [row] = await withRetries(() =>
-    deps.prisma.$queryRaw<BegunInOneCall[]>`
-      SELECT * FROM tollgate_begin_request(${agent.workspaceId}, ${agent.agentKeyId}, ${input.sessionId}, ${input.agent},
+    deps.prisma.$queryRaw<(BegunInOneCall & Partial<GateFactsRow>)[]>`
+      SELECT b.outcome, b.task_id AS begun_task_id, b.task_status AS begun_task_status, b.task_changed AS begun_task_changed, f.*
+      FROM tollgate_begin_request(${agent.workspaceId}, ${agent.agentKeyId}, ${input.sessionId}, ${input.agent},
         ${kind}::"TaskKind", ${input.taskId ?? null}, ${input.parentRequestId ?? null},
         ${input.input === undefined ? null : JSON.stringify(input.input)}::json, ${input.idempotencyKey ?? null},
-        ${input.resumeUrl ?? null}, ${input.resumeToken ?? null}, ${input.framework ?? null}, ${input.traceparent ?? null}, ${requestId}, ${newId("tsk")}, ${deps.now()}::timestamp(3))`,
+        ${input.resumeUrl ?? null}, ${input.resumeToken ?? null}, ${input.framework ?? null}, ${input.traceparent ?? null}, ${requestId}, ${newId("tsk")}, ${deps.now()}::timestamp(3)) b
+      LEFT JOIN LATERAL tollgate_gate_facts(${agent.workspaceId}, CASE WHEN b.outcome = 'begun' THEN ${requestId}::text END, ${agent.agentKeyId}) f ON true`,
   );
   if (!row || row.outcome !== "begun") return null;
   const { workspaceId } = agent;
-  const taskId = row.task_id!;
+  const taskId = row.begun_task_id!;
+  const facts = row.fingerprint ? gateFactsOf(agent, row as GateFactsRow) : null;
+  if (facts) deps.gateFacts.remember(workspaceId, requestId, agent.agentKeyId, facts);
   const changes = noChanges();
   changes.requests.push({ workspaceId, requestId, taskId, sessionId: input.sessionId, status: "RUNNING" });
-  if (row.task_changed) changes.tasks.push({ workspaceId, taskId, sessionId: input.sessionId, status: row.task_status! });
+  if (row.begun_task_changed) changes.tasks.push({ workspaceId, taskId, sessionId: input.sessionId, status: row.begun_task_status! });
   publishChanges(deps, changes);
   return { sessionId: input.sessionId, taskId, requestId };
 }

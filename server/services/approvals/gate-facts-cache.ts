@@ -8,7 +8,10 @@
 // forgotten, and the ask is made on facts read again. The key's authority over
 // the request is checked on every ask, with the key as it is now.
 import { LRUCache } from "lru-cache";
+import { mayActOn } from "../../domain/authority.ts";
 import type { RunStatus, TimeoutOutcome } from "../../domain/lifecycle.ts";
+import type { AgentPrincipal } from "../../domain/principal.ts";
+import { parseJsonColumn } from "../authority.ts";
 
 const MAX_ENTRIES = 10_000;
 
@@ -51,4 +54,43 @@ export class GateFactsCache {
 
 function key(workspaceId: string, requestId: string, agentKeyId: string): string {
   return `${workspaceId}\n${requestId}\n${agentKeyId}`;
+}
+
+/** A row of tollgate_gate_facts. */
+export interface GateFactsRow {
+  id: string;
+  session_id: string;
+  task_id: string;
+  status: RunStatus;
+  agent: string;
+  key_at_or_above: boolean;
+  metadata: unknown;
+  config: unknown;
+  policy_version: number;
+  default_timeout_ms: number | null;
+  default_on_timeout: TimeoutOutcome;
+  default_route: unknown;
+  channel_version: number;
+  fingerprint: string;
+}
+
+/** The facts, or null when the request does not exist or the key has no authority over it (server/domain/authority.ts). */
+export function gateFactsOf(agent: AgentPrincipal, row: GateFactsRow | undefined): GateFacts | null {
+  if (!row || !mayActOn(agent, { agent: row.agent, keyAtOrAbove: row.key_at_or_above })) return null;
+  return {
+    id: row.id,
+    sessionId: row.session_id,
+    taskId: row.task_id,
+    status: row.status,
+    agent: row.agent,
+    keyAtOrAbove: row.key_at_or_above,
+    metadata: parseJsonColumn(row.metadata),
+    config: parseJsonColumn(row.config),
+    policyVersion: row.policy_version,
+    defaultTimeoutMs: row.default_timeout_ms,
+    defaultOnTimeout: row.default_on_timeout,
+    defaultRoute: parseJsonColumn(row.default_route),
+    channelVersion: row.channel_version,
+    fingerprint: row.fingerprint,
+  };
 }

@@ -13,12 +13,12 @@ import { evaluatePolicies, gateFor, ruleForAnswer, type PolicyRule } from "../..
 import type { AgentPrincipal } from "../../domain/principal.ts";
 import { toolAllowedByConfig, type ThreadConfig } from "../../domain/thread/config.ts";
 import { lockAuditHead, type AuditHead, type AuditInput, type AuditRow } from "../audit.ts";
-import { mayActOnRequest, parseJsonColumn } from "../authority.ts";
+import { mayActOnRequest } from "../authority.ts";
 import { changesOf, type ChangeRow, type Changes } from "../cascade.ts";
 import type { ServiceDeps, Tx } from "../deps.ts";
 import { policySetFor } from "../policies/policy-cache.ts";
 import { announcementRows, type AnnouncementRow } from "../notifications/announce.ts";
-import type { GateFacts } from "./gate-facts-cache.ts";
+import { gateFactsOf, type GateFacts, type GateFactsRow } from "./gate-facts-cache.ts";
 import { askOf, escalationDueAt, reminderDueAt, type Route } from "../../domain/routing.ts";
 import { publishChanges, transact, withRetries } from "../transaction.ts";
 import { approvalResult, type ApprovalResult } from "./approval-views.ts";
@@ -79,44 +79,6 @@ const UNDECIDED = {
   executionDeviated: null,
   escalationLevel: 0,
 } as const;
-
-interface GateFactsRow {
-  id: string;
-  session_id: string;
-  task_id: string;
-  status: RunStatus;
-  agent: string;
-  key_at_or_above: boolean;
-  metadata: unknown;
-  config: unknown;
-  policy_version: number;
-  default_timeout_ms: number | null;
-  default_on_timeout: TimeoutOutcome;
-  default_route: unknown;
-  channel_version: number;
-  fingerprint: string;
-}
-
-/** The facts, or null when the request does not exist or the key has no authority over it (server/domain/authority.ts). */
-function gateFactsOf(agent: AgentPrincipal, row: GateFactsRow | undefined): GateFacts | null {
-  if (!row || !mayActOn(agent, { agent: row.agent, keyAtOrAbove: row.key_at_or_above })) return null;
-  return {
-    id: row.id,
-    sessionId: row.session_id,
-    taskId: row.task_id,
-    status: row.status,
-    agent: row.agent,
-    keyAtOrAbove: row.key_at_or_above,
-    metadata: parseJsonColumn(row.metadata),
-    config: parseJsonColumn(row.config),
-    policyVersion: row.policy_version,
-    defaultTimeoutMs: row.default_timeout_ms,
-    defaultOnTimeout: row.default_on_timeout,
-    defaultRoute: parseJsonColumn(row.default_route),
-    channelVersion: row.channel_version,
-    fingerprint: row.fingerprint,
-  };
-}
 
 /** What approval.request writes: the approval and what comes with it. */
 interface Opening {
