@@ -11,9 +11,9 @@
 //
 // Prints, for each build, the p50 of: the approval round trip and its halves
 // (the ask until the operator's socket hears it; the decision), a call a rule
-// approves, and a request begun and completed. SIDE_BY_SIDE_SUSTAINED=1
-// instead runs the sustained load (100 agents, 8 s) on each in turn, three
-// rounds. The PostgreSQL databases are emptied first. BENCH_SERVER_NODE_ARGS
+// approves, a request begun and completed, and a request's first ask.
+// SIDE_BY_SIDE_SUSTAINED=1 instead runs the sustained load (100 agents, 8 s)
+// on each in turn, three rounds. The PostgreSQL databases are emptied first. BENCH_SERVER_NODE_ARGS
 // passes Node options to both servers, as in npm run bench (a CPU profile of
 // each, say): they start as its servers do (bench/server.ts).
 import { io } from "socket.io-client";
@@ -44,7 +44,7 @@ async function startBuild(dir: string, databaseUrl: string) {
   const { sessionId } = await sdk.openSession({ title: "side by side" });
   const asking = await sdk.begin({ sessionId, agent: "asker" });
   const looking = await sdk.begin({ sessionId, agent: "looker" });
-  const samples = { roundTrip: [] as number[], askUntilHeard: [] as number[], decide: [] as number[], ruleDecides: [] as number[], beginAndComplete: [] as number[] };
+  const samples = { roundTrip: [] as number[], askUntilHeard: [] as number[], decide: [] as number[], ruleDecides: [] as number[], beginAndComplete: [] as number[], firstAsk: [] as number[] };
 
   return {
     dir,
@@ -69,6 +69,14 @@ async function startBuild(dir: string, databaseUrl: string) {
       const result = await sdk.call("approval.request", { requestId: looking.requestId, tool: "lookup_customer", args: { i } });
       if (result.status !== "APPROVED") throw new Error(`lookup ${i} was not approved`);
       if (record) samples.ruleDecides.push(now() - started);
+    },
+    /** A request's first ask, a rule deciding it, right after the request began. */
+    async firstAsk(i: number, record: boolean) {
+      const { requestId } = await sdk.call("request.begin", { sessionId, agent: "first-asker" });
+      const started = now();
+      const result = await sdk.call("approval.request", { requestId, tool: "lookup_customer", args: { i } });
+      if (result.status !== "APPROVED") throw new Error(`first ask ${i} was not approved`);
+      if (record) samples.firstAsk.push(now() - started);
     },
     /** A request begun and completed (two calls). */
     async beginAndComplete(_i: number, record: boolean) {
@@ -128,10 +136,11 @@ try {
     await alternate(builds, (build, i, record) => build.roundTrip(i, record), COUNT);
     await alternate(builds, (build, i, record) => build.ruleDecides(i, record), COUNT);
     await alternate(builds, (build, i, record) => build.beginAndComplete(i, record), COUNT);
+    await alternate(builds, (build, i, record) => build.firstAsk(i, record), COUNT);
     for (const { dir, samples } of builds) {
       const p50 = (values: number[]) => percentile(values, 50).toFixed(2);
       console.log(
-        `${dir}: round trip p50 ${p50(samples.roundTrip)} ms (p99 ${percentile(samples.roundTrip, 99).toFixed(2)}), ask until heard ${p50(samples.askUntilHeard)}, decide ${p50(samples.decide)}, a rule decides ${p50(samples.ruleDecides)}, begin + complete ${p50(samples.beginAndComplete)}`,
+        `${dir}: round trip p50 ${p50(samples.roundTrip)} ms (p99 ${percentile(samples.roundTrip, 99).toFixed(2)}), ask until heard ${p50(samples.askUntilHeard)}, decide ${p50(samples.decide)}, a rule decides ${p50(samples.ruleDecides)}, begin + complete ${p50(samples.beginAndComplete)}, a request's first ask ${p50(samples.firstAsk)}`,
       );
     }
   }
