@@ -2,7 +2,7 @@
 // console, switches into it, adds an approver, an agent key and a token there,
 // then revokes each and sees access end at once; the first workspace's rows
 // never show in the second.
-import { expect, type Request, test } from "@playwright/test";
+import { expect, type Page, type Request, test } from "@playwright/test";
 import { BASE_URL } from "./fixtures";
 import { createOperator, finalScreenshot, logIn, requestApproval, unique } from "./helpers";
 
@@ -24,6 +24,18 @@ async function sendFromHere(request: Request) {
     headers: { "content-type": answer.headers.get("content-type") ?? "application/json", "set-cookie": answer.headers.getSetCookie().join("\n") },
     body: await answer.text(),
   };
+}
+
+/** A fresh admin logged in on /access, live, who has just made a second workspace (its name returned) and not switched to it. */
+async function adminWithSecondWorkspace(page: Page, prefix: string): Promise<string> {
+  const founder = await createOperator("ADMIN");
+  await logIn(page, founder.email, founder.password, "/access");
+  const workspaceName = unique(prefix);
+  await page.getByRole("form", { name: "New workspace" }).getByLabel("Name").fill(workspaceName);
+  await page.getByRole("button", { name: "Create workspace" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "you are its admin" })).toBeVisible();
+  await expect(page.getByRole("status", { name: "Connection: Live" })).toBeVisible();
+  return workspaceName;
 }
 
 for (const [label, viewport] of [
@@ -110,13 +122,7 @@ for (const [label, viewport] of [
 }
 
 test("switching workspaces lands in the new one even when the old session's check is refused first", async ({ page }) => {
-  const founder = await createOperator("ADMIN");
-  await logIn(page, founder.email, founder.password, "/access");
-  const workspaceName = unique("Refunds");
-  await page.getByRole("form", { name: "New workspace" }).getByLabel("Name").fill(workspaceName);
-  await page.getByRole("button", { name: "Create workspace" }).click();
-  await expect(page.getByRole("status").filter({ hasText: "you are its admin" })).toBeVisible();
-  await expect(page.getByRole("status", { name: "Connection: Live" })).toBeVisible();
+  const workspaceName = await adminWithSecondWorkspace(page, "Refunds");
 
   // The server ends the old session and closes its live connection while it
   // answers the switch, so the page checks its session as the new cookie comes:
@@ -145,13 +151,7 @@ test("switching workspaces lands in the new one even when the old session's chec
 });
 
 test("a switch whose answer is lost after the old session ended sends the operator to log in, not to a page that never loads", async ({ page }) => {
-  const founder = await createOperator("ADMIN");
-  await logIn(page, founder.email, founder.password, "/access");
-  const workspaceName = unique("Disputes");
-  await page.getByRole("form", { name: "New workspace" }).getByLabel("Name").fill(workspaceName);
-  await page.getByRole("button", { name: "Create workspace" }).click();
-  await expect(page.getByRole("status").filter({ hasText: "you are its admin" })).toBeVisible();
-  await expect(page.getByRole("status", { name: "Connection: Live" })).toBeVisible();
+  const workspaceName = await adminWithSecondWorkspace(page, "Disputes");
 
   // The server switches (and ends the old session); the page's check of the old
   // session is refused while the switch is under way; then the answer is lost.
