@@ -5,10 +5,12 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { TRPCError } from "@trpc/server";
 import { nodeHTTPRequestHandler } from "@trpc/server/adapters/node-http";
 import { parse as parseCookie, serialize as serializeCookie } from "cookie";
 import { createClient } from "redis";
 import { appRouter } from "./api/router.ts";
+import { createSingleCallHandler } from "./api/single-call.ts";
 import { SESSION_COOKIE, type TrpcContext } from "./api/trpc.ts";
 import { openDatabase, type Database } from "./db/client.ts";
 import type { Env } from "./env.ts";
@@ -93,41 +95,56 @@ function retryAfterSeconds(errors: readonly { cause?: unknown }[]): number | und
   return undefined;
 }
 
+/**
+ * tRPC's calls: one query or mutation with a JSON input (the SDK's calls, the
+ * console's mutations) is answered by the single-call handler, anything else
+ * (batches, subscriptions) by tRPC's adapter; both speak tRPC's wire format.
+ */
 function createTrpcHandler(deps: ServiceDeps, options: TrpcTransportOptions) {
-  return (req: IncomingMessage, res: ServerResponse, path: string) =>
-    nodeHTTPRequestHandler({
-      router: appRouter,
-      req,
-      res,
-      path,
-      maxBodySize: MAX_BODY_BYTES,
-      createContext: (): TrpcContext => ({
-        deps,
-        bearerToken: bearerToken(req),
-        clientAddress: clientAddress(req, options),
-        traceparent: parseTraceparent(req.headers.traceparent),
-        sessionToken: req.headers.cookie ? parseCookie(req.headers.cookie)[SESSION_COOKIE] : undefined,
-        setSessionCookie(token, expiresAt) {
-          res.appendHeader(
-            "Set-Cookie",
-            serializeCookie(SESSION_COOKIE, token ?? "", {
-              httpOnly: true,
-              sameSite: "lax",
-              secure: options.alwaysSecureCookies || requestIsHttps(req, options),
-              path: "/",
-              expires: token ? expiresAt : new Date(0),
-            }),
-          );
-        },
+  const createContext = (req: IncomingMessage, res: ServerResponse): TrpcContext => ({
+    deps,
+    bearerToken: bearerToken(req),
+    clientAddress: clientAddress(req, options),
+    traceparent: parseTraceparent(req.headers.traceparent),
+    sessionToken: req.headers.cookie ? parseCookie(req.headers.cookie)[SESSION_COOKIE] : undefined,
+    setSessionCookie(token, expiresAt) {
+      res.appendHeader(
+        "Set-Cookie",
+        serializeCookie(SESSION_COOKIE, token ?? "", {
+          httpOnly: true,
+          sameSite: "lax",
+          secure: options.alwaysSecureCookies || requestIsHttps(req, options),
+          path: "/",
+          expires: token ? expiresAt : new Date(0),
+        }),
+      );
+    },
+  });
+  const headersFor = (errors: readonly { cause?: unknown }[]): Record<string, string> => {
+    const seconds = retryAfterSeconds(errors);
+    return seconds === undefined ? {} : { "retry-after": String(seconds) };
+  };
+  const onError = ({ error, path }: { error: TRPCError; path?: string }) => {
+    if (error.code === "INTERNAL_SERVER_ERROR") log.error(`tRPC ${path ?? "?"} failed`, error.cause ?? error);
+  };
+  return createSingleCallHandler({
+    router: appRouter,
+    maxBodyBytes: MAX_BODY_BYTES,
+    createContext,
+    headersFor,
+    onError,
+    adapter: (req, res, path) =>
+      nodeHTTPRequestHandler({
+        router: appRouter,
+        req,
+        res,
+        path,
+        maxBodySize: MAX_BODY_BYTES,
+        createContext: () => createContext(req, res),
+        responseMeta: ({ errors }) => ({ headers: headersFor(errors) }),
+        onError,
       }),
-      responseMeta({ errors }) {
-        const seconds = retryAfterSeconds(errors);
-        return seconds === undefined ? {} : { headers: { "retry-after": String(seconds) } };
-      },
-      onError({ error, path: procedure }) {
-        if (error.code === "INTERNAL_SERVER_ERROR") log.error(`tRPC ${procedure ?? "?"} failed`, error.cause ?? error);
-      },
-    });
+  });
 }
 
 /** A refusal in the shape tRPC clients read errors in. */
@@ -248,7 +265,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "the procedure path is not valid URL encoding" } }));
         return;
       }
-      const batch = new URLSearchParams(url.split("?")[1] ?? "").get("batch") === "1";
+      const query = new URLSearchParams(url.split("?")[1] ?? "");
+      const batch = query.get("batch") === "1";
       const refusal = refuseTrpcRequest(req, path.split(","), batch, mutationChecks);
       if (refusal) {
         refuseRequest(res, refusal);
@@ -256,7 +274,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       }
       const started = process.hrtime.bigint();
       res.once("finish", () => metrics.observeCall(procedureLabel(path), res.statusCode, Number(process.hrtime.bigint() - started) / 1e9));
-      handleTrpc(req, res, path).catch((error: unknown) => {
+      handleTrpc(req, res, path, query).catch((error: unknown) => {
         log.error("tRPC request failed outside a procedure", error);
         if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "internal error" } }));
       });

@@ -1,4 +1,5 @@
 // The wire contract over real HTTP: plain JSON in and out, clear 4xx errors for bad input.
+import { request as httpRequest } from "node:http";
 import { io } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AGENT_KEY } from "./harness.ts";
@@ -119,5 +120,90 @@ describe("HTTP wire format", () => {
     const logout = await fetch(`${test.url}/api/trpc/auth.logout`, { method: "POST", headers: { cookie, origin: test.url, "content-type": "application/json" }, body: "{}" });
     expect(logout.status).toBe(200);
     expect(await closed).toBe("io server disconnect");
+  });
+});
+
+/** One answer as the client sees it: what the wire format promises, and how the body was framed. */
+interface Answer {
+  status: number;
+  headers: { contentType?: string; vary?: string; retryAfter?: string; setCookie?: string[] };
+  /** Declared length (an answer written whole) or chunked (one streamed). */
+  framing: "length" | "chunked";
+  body: unknown;
+}
+
+/**
+ * Calls a procedure over a raw connection. `viaAdapter` sends it as only
+ * tRPC's own adapter takes it (a mutation's body chunked, of no declared
+ * length; a query with a content type other than JSON, which tRPC reads as
+ * JSON); otherwise it is an ordinary call, which the single-call handler answers.
+ */
+function rawCall(url: string, procedure: string, kind: "query" | "mutation", input: string | undefined, headers: Record<string, string>, viaAdapter: boolean): Promise<Answer> {
+  const target = new URL(`${url}/api/trpc/${procedure}`);
+  if (kind === "query" && input !== undefined) target.searchParams.set("input", input);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(target, {
+      method: kind === "query" ? "GET" : "POST",
+      headers: {
+        ...headers,
+        ...(kind === "mutation" ? { "content-type": "application/json" } : viaAdapter ? { "content-type": "text/plain" } : {}),
+        ...(kind === "mutation" && !viaAdapter ? { "content-length": String(Buffer.byteLength(input ?? "")) } : {}),
+      },
+    });
+    req.on("response", (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode!,
+          headers: {
+            contentType: res.headers["content-type"],
+            vary: res.headers.vary,
+            retryAfter: res.headers["retry-after"],
+            setCookie: res.headers["set-cookie"],
+          },
+          framing: res.headers["transfer-encoding"] === "chunked" ? "chunked" : "length",
+          body: JSON.parse(Buffer.concat(chunks).toString("utf8")),
+        }),
+      );
+    });
+    req.on("error", reject);
+    if (kind === "mutation") {
+      // Written after the headers, so a chunked body is sent as chunks of no declared length.
+      req.flushHeaders();
+      req.write(input ?? "");
+    }
+    req.end();
+  });
+}
+
+describe("single calls: the same answers as tRPC's adapter", () => {
+  const agent = { authorization: `Bearer ${AGENT_KEY}` };
+  const cases: { name: string; procedure: string; kind: "query" | "mutation"; input: () => string | undefined; headers?: Record<string, string> }[] = [];
+  let requestId = "";
+  beforeAll(async () => {
+    const session = await callHttp(test.url, "session.open", "mutation", { title: "wire" }, agent);
+    const begun = await callHttp(test.url, "request.begin", "mutation", { sessionId: session.body.result.data.sessionId, agent: "a" }, agent);
+    requestId = begun.body.result.data.requestId;
+  });
+  cases.push(
+    { name: "a mutation's output", procedure: "request.trace", kind: "mutation", input: () => JSON.stringify({ requestId, events: [{ type: "step" }] }) },
+    { name: "a query's output", procedure: "request.load", kind: "query", input: () => JSON.stringify({ requestId }) },
+    { name: "invalid input, with zod's issues", procedure: "session.open", kind: "mutation", input: () => JSON.stringify({ title: 42 }) },
+    { name: "no credentials", procedure: "session.open", kind: "mutation", input: () => "{}", headers: {} },
+    { name: "a domain refusal", procedure: "request.complete", kind: "mutation", input: () => JSON.stringify({ requestId: "req_absent" }) },
+    { name: "a query's refusal", procedure: "approval.await", kind: "query", input: () => JSON.stringify({ approvalId: "apr_absent", timeoutMs: 0 }) },
+    { name: "a query without input", procedure: "request.load", kind: "query", input: () => undefined },
+    { name: "text that cannot be stored", procedure: "session.open", kind: "mutation", input: () => JSON.stringify({ title: "bad\u0000title" }) },
+    { name: "a login refused", procedure: "auth.login", kind: "mutation", input: () => JSON.stringify({ email: "nobody@example.com", password: "wrong password" }), headers: {} },
+  );
+
+  it.each(cases)("$name", async ({ procedure, kind, input, headers = agent }) => {
+    const single = await rawCall(test.url, procedure, kind, input(), headers, false);
+    const adapter = await rawCall(test.url, procedure, kind, input(), headers, true);
+    // The two routes were taken: tRPC's adapter streams its answers, the single-call handler writes them whole.
+    expect(adapter.framing).toBe("chunked");
+    expect(single.framing).toBe("length");
+    expect({ ...single, framing: undefined }).toEqual({ ...adapter, framing: undefined });
   });
 });
