@@ -7,6 +7,7 @@ import { createTRPCUntypedClient, httpLink, TRPCClientError } from "@trpc/client
 import type { AnyRouter } from "@trpc/server";
 import { QUERIES, type ApprovalResult, type Decision, type Json, type Procedure, type ProcedureInput, type ProcedureOutput } from "./contract.ts";
 import { DecisionPush } from "./decision-push.ts";
+import { callFetch } from "./transport.ts";
 import { Thread, type ThreadOptions } from "./thread.ts";
 
 export * from "./contract.ts";
@@ -70,7 +71,7 @@ function isNetworkError(error: unknown): boolean {
 export function createTollgate(options: TollgateOptions) {
   // Untyped at the transport, typed by the contract at `call`: the package carries no server types.
   const client = createTRPCUntypedClient<AnyRouter>({
-    links: [httpLink({ url: `${options.url.replace(/\/$/, "")}/api/trpc`, headers: { authorization: `Bearer ${options.apiKey}` } })],
+    links: [httpLink({ url: `${options.url.replace(/\/$/, "")}/api/trpc`, headers: { authorization: `Bearer ${options.apiKey}` }, fetch: callFetch })],
   });
   /** One call to the server, typed by the contract; not retried (see withRetry). */
   const call = <P extends Procedure>(path: P, input: ProcedureInput<P>): Promise<ProcedureOutput<P>> =>
