@@ -4,6 +4,7 @@
 // the request's arrival to the response's end (means). What the server did not spend
 // is the client's and the loopback's.
 import { createTRPCClient, httpLink } from "@trpc/client";
+import { callFetch } from "../sdk/src/transport.ts";
 import type { AppRouter } from "../server/api/router.ts";
 import { percentile } from "./stats.ts";
 import type { BenchServer } from "./server.ts";
@@ -81,8 +82,8 @@ async function cost<T>(server: BenchServer, call: string, count: number, prepare
 }
 
 export async function callCosts(server: BenchServer, operator: OperatorClient, count: number): Promise<CallCost[]> {
-  // The bare tRPC client the SDK sends through, so each figure is the call alone.
-  const api = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${server.url}/api/trpc`, headers: { authorization: `Bearer ${server.agentKey}` } })] });
+  // The bare tRPC client over the transport the SDK sends through, so each figure is the call alone.
+  const api = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${server.url}/api/trpc`, headers: { authorization: `Bearer ${server.agentKey}` }, fetch: callFetch })] });
   const { sessionId } = await api.session.open.mutate({ title: "bench: call costs" });
   const nothing = async () => undefined;
   const begun = async () => (await api.request.begin.mutate({ sessionId, agent: "bench-agent" })).requestId;

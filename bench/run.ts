@@ -10,6 +10,7 @@ import os from "node:os";
 import { createEmptyPostgresDatabase, type ThrowawayDatabase } from "../test/databases.ts";
 import { io, type Socket } from "socket.io-client";
 import { createTRPCClient, httpLink } from "@trpc/client";
+import { callFetch } from "../sdk/src/transport.ts";
 import type { AppRouter } from "../server/api/router.ts";
 import { createTollgate } from "../sdk/src/index.ts";
 import { percentile, spread } from "./stats.ts";
@@ -40,7 +41,7 @@ async function connectOperator(server: BenchServer): Promise<Operator> {
     body: JSON.stringify({ email: server.admin.email, password: server.admin.password }),
   });
   const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
-  const client = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${server.url}/api/trpc`, headers: { cookie, origin: new URL(server.url).origin } })] });
+  const client = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${server.url}/api/trpc`, headers: { cookie, origin: new URL(server.url).origin }, fetch: callFetch })] });
   const token = cookie.split("=")[1]!;
   const socket = io(server.url, { path: "/socket.io", auth: { token }, transports: ["websocket"] });
   await new Promise<void>((resolve, reject) => {

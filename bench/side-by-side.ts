@@ -18,6 +18,7 @@
 // each, say): they start as its servers do (bench/server.ts).
 import { io } from "socket.io-client";
 import { createTRPCClient, httpLink } from "@trpc/client";
+import { callFetch } from "../sdk/src/transport.ts";
 import type { AppRouter } from "../server/api/router.ts";
 import { createTollgate } from "../sdk/src/index.ts";
 import { startBenchServer } from "./server.ts";
@@ -33,7 +34,7 @@ async function startBuild(dir: string, databaseUrl: string) {
   const { url, admin, agentKey } = server;
   const login = await fetch(`${url}/api/trpc/auth.login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(admin) });
   const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
-  const operator = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${url}/api/trpc`, headers: { cookie, origin: url } })] });
+  const operator = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${url}/api/trpc`, headers: { cookie, origin: url }, fetch: callFetch })] });
   const socket = io(url, { path: "/socket.io", auth: { token: cookie.split("=")[1]! }, transports: ["websocket"] });
   await new Promise<void>((resolve, reject) => {
     socket.once("connect", () => resolve());
