@@ -3,7 +3,7 @@
 // NOTIFY is on its way go together in the next one, never as a second query
 // on a connection that is busy (which pg 9 refuses).
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { bridgeBus } from "../server/events/bridge.ts";
 import { EventBus } from "../server/events/bus.ts";
 import { postgresTransport } from "../server/events/postgres-transport.ts";
@@ -72,6 +72,68 @@ describe.skipIf(TEST_TARGET !== "postgres")("the event bridge between two nodes 
     } finally {
       await Promise.all([bridgeA.close(), bridgeB.close()]);
       await drop();
+    }
+  });
+});
+
+describe.skipIf(TEST_TARGET !== "postgres")("the event bridge sends nothing while no other node listens", () => {
+  let url: string;
+  let drop: () => Promise<void>;
+  let notifies = 0;
+  let spy: { mockRestore(): void } | undefined;
+  beforeAll(async () => {
+    ({ url, drop } = await createEmptyPostgresDatabase());
+  });
+  afterAll(() => drop());
+  beforeEach(() => {
+    // Counts the NOTIFYs that carry messages (not a node's announcement of itself); runs them as before.
+    notifies = 0;
+    const query = pg.Client.prototype.query;
+    spy = vi.spyOn(pg.Client.prototype, "query").mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+      if (String(args[0]).includes("unnest")) notifies++;
+      return (query as (...a: unknown[]) => unknown).apply(this, args) as never;
+    });
+  });
+  afterEach(() => spy?.mockRestore());
+
+  it("a node alone sends no NOTIFY, and sends to a node that joins as soon as it hears it announce itself", async () => {
+    // Told nothing new by pg_stat_activity for a minute: only the announcement can tell it of the second node.
+    const first = await postgresTransport(url, { peerCheckMs: 60_000 });
+    let second: Awaited<ReturnType<typeof postgresTransport>> | undefined;
+    try {
+      await first.publish("alone 1");
+      await first.publish("alone 2");
+      expect(notifies).toBe(0);
+      second = await postgresTransport(url, { peerCheckMs: 60_000 });
+      const received: string[] = [];
+      await second.subscribe((message) => received.push(message));
+      await vi.waitFor(async () => {
+        await first.publish("together");
+        expect(received).toContain("together");
+      });
+      expect(received).not.toContain("alone 1");
+    } finally {
+      await Promise.all([first.close(), second?.close()]);
+    }
+  });
+
+  it("a node stops sending once the other nodes have gone", async () => {
+    const [staying, leaving] = [await postgresTransport(url, { peerCheckMs: 50 }), await postgresTransport(url, { peerCheckMs: 50 })];
+    try {
+      await staying.publish("both here");
+      expect(notifies).toBe(1);
+      await leaving.close();
+      // PostgreSQL drops the closed connection from pg_stat_activity as its backend exits.
+      await vi.waitFor(
+        async () => {
+          const before = notifies;
+          await staying.publish("alone again");
+          expect(notifies).toBe(before);
+        },
+        { timeout: 5_000, interval: 50 },
+      );
+    } finally {
+      await staying.close();
     }
   });
 });
