@@ -10,29 +10,23 @@ import type { ServiceDeps, Tx } from "./deps.ts";
 
 type Db = Tx | ServiceDeps["prisma"];
 
-const LINKS = {
-  Request: { table: Prisma.raw(`"Request"`), parent: Prisma.raw(`"parentRequestId"`) },
-  Task: { table: Prisma.raw(`"Task"`), parent: Prisma.raw(`"parentTaskId"`) },
+// The rule's SQL functions (migration 20261125220000_authority_rule_in_one_place), by what they ask about.
+const RULE = {
+  Request: { check: Prisma.raw("tollgate_key_began_request_or_above"), parent: Prisma.raw(`"parentRequestId"`) },
+  Task: { check: Prisma.raw("tollgate_key_began_task_or_above"), parent: Prisma.raw(`"parentTaskId"`) },
 } as const;
 
 /**
  * SQL, true when `agentKeyId` began the row `alias` of `table` (a request or a
  * task) or any row above it: its parent, grandparent ... in the call chain
  * (requests) or the task tree (tasks). A null agentKeyId matches no key.
- * In a select list the OR is evaluated left to right, so a key's call on its
- * own row never walks the chain; UNION (not UNION ALL) ends even on a cycle.
- * `alias` names a row of the surrounding query; it is never user input.
+ * The engine's functions ask the same function. `alias` names a row of the
+ * surrounding query; it is never user input.
  */
-export function keyAtOrAbove(table: keyof typeof LINKS, alias: "r" | "t", agentKeyId: string): Prisma.Sql {
-  const { table: rows, parent } = LINKS[table];
+export function keyAtOrAbove(table: keyof typeof RULE, alias: "r" | "t", agentKeyId: string): Prisma.Sql {
+  const { check, parent } = RULE[table];
   const row = Prisma.raw(alias);
-  return Prisma.sql`(COALESCE(${row}."agentKeyId" = ${agentKeyId}, false) OR EXISTS (
-    WITH RECURSIVE above AS (
-      SELECT up.id, up.${parent} AS parent, up."agentKeyId" FROM ${rows} up WHERE up.id = ${row}.${parent}
-      UNION
-      SELECT up.id, up.${parent}, up."agentKeyId" FROM ${rows} up JOIN above ON up.id = above.parent
-    )
-    SELECT 1 FROM above WHERE above."agentKeyId" = ${agentKeyId}))`;
+  return Prisma.sql`${check}(${row}."agentKeyId", ${row}.${parent}, ${agentKeyId})`;
 }
 
 export interface RequestRow {
@@ -118,7 +112,7 @@ export async function findTask(db: Db, agent: AgentPrincipal, taskId: string, op
 /**
  * An approval the agent may act on (it may act on the approval's request);
  * null otherwise. The authority check and the read are one statement
- * (tollgate_find_approval, which asks what keyAtOrAbove asks).
+ * (tollgate_find_approval, which asks the rule's function as keyAtOrAbove does).
  */
 export async function findApproval(db: Db, agent: AgentPrincipal, approvalId: string): Promise<Approval | null> {
   const [row] = await db.$queryRaw<(ApprovalRow & { taskAgent: string; keyAtOrAbove: boolean })[]>`
