@@ -78,6 +78,11 @@ describe("HTTP wire format", () => {
   it("wire: an unknown procedure is 404", async () => {
     const response = await callHttp(test.url, "nothing.here", "query", {}, agent);
     expect(response.status).toBe(404);
+    // Names every object has are no procedure either.
+    for (const name of ["constructor", "__proto__", "toString"]) {
+      expect((await callHttp(test.url, name, "mutation", {}, agent)).status, name).toBe(404);
+      expect((await callHttp(test.url, name, "query", {}, agent)).status, name).toBe(404);
+    }
   });
 
   it("wire: no credentials is 401 saying how to authenticate", async () => {

@@ -1,7 +1,7 @@
 // One query or mutation, called over HTTP with a JSON input: every call the
 // SDK makes, and the console's mutations. tRPC's Node adapter turns each
 // request into a Fetch Request and its answer into a Fetch Response (a URL,
-// Headers, three AbortSignals, a web stream each way), which cost about as much
+// Headers, several AbortSignals, a web stream each way), which cost about as much
 // CPU as the rest of a call outside the database. This answers such a call in
 // the same wire format (tRPC's HTTP RPC) through tRPC's own procedure call,
 // error shape and status code, without them. Any other call (a batch, a
@@ -31,7 +31,8 @@ function mediaType(contentType: string | undefined): string | undefined {
  * reading it needs no limit of its own). Undefined sends it to tRPC's adapter.
  */
 function singleCallOf(router: AnyTRPCRouter, req: IncomingMessage, path: string, query: URLSearchParams, maxBodyBytes: number): Call | undefined {
-  const procedure = (router._def.procedures as Record<string, AnyTRPCProcedure | undefined>)[path];
+  const procedures = router._def.procedures as Record<string, AnyTRPCProcedure | undefined>;
+  const procedure = Object.hasOwn(procedures, path) ? procedures[path] : undefined;
   const type = procedure?._def.type;
   if (!procedure || (type !== "query" && type !== "mutation") || req.method !== METHOD_OF[type]) return undefined;
   if (query.has("batch") || query.has("connectionParams") || req.headers["trpc-accept"] !== undefined || req.headers.accept?.includes("application/jsonl")) return undefined;
