@@ -3,10 +3,12 @@
 // task-status function every use case shares, table-driven. Their races on
 // PostgreSQL are in lock-order.test.ts.
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { z } from "zod";
 import type { RunStatus } from "../server/domain/lifecycle.ts";
 import { newId } from "../server/domain/ids.ts";
 import { verifyAudit } from "../server/services/audit.ts";
 import { GateFactsCache } from "../server/services/approvals/gate-facts-cache.ts";
+import { readApprovalBeforeEnding } from "../server/services/approvals/finish-approval.ts";
 import { AGENT_KEY, agentCaller, callerWith, operatorCaller, TEST_TARGET, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
 
 let db: TestDatabase;
@@ -488,8 +490,9 @@ describe("approval.decide in two statements", () => {
     const transactions = vi.spyOn(app.deps.prisma, "$transaction");
     const { result, statements } = await db.countStatements(() => operator.approval.decide({ approvalId, action: "edit", args: { body: "hello", to: "a@example.com" } }));
     expect(result).toMatchObject({ approvalId, status: "APPROVED", decision: { action: "edit", args: { body: "hello", to: "a@example.com" } } });
-    // The decision is two statements and no transaction around them; the
-    // operator's session, checked by the list before, is remembered
+    // The decision is two statements and no transaction around them (this
+    // node has written no audit entry in the workspace, so it reads the head);
+    // the operator's session, checked by the list before, is remembered
     // (server/services/operator-session-cache.ts).
     expect(statements).toBe(2);
     expect(transactions).not.toHaveBeenCalled();
@@ -651,6 +654,93 @@ describe("approval.decide when something changes between its read and its write"
     expect(await write("apr_nonexistent", await head())).toEqual([{ kind: "stale" }]);
     expect(await db.prisma.approval.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({ status: "REJECTED" });
     expect(await db.prisma.auditEntry.count({ where: { subjectId: approvalId, action: "approval.decided" } })).toBe(1);
+  });
+});
+
+describe("approval.decide as one statement, on the node that opened the approval", () => {
+  /** A request this node began, with one decision already made on this node: it knows the workspace's audit head. */
+  async function nodeThatWroteTheHead(title: string) {
+    const agent = agentCaller(app.deps);
+    const operator = await operatorCaller(app.deps);
+    const { sessionId } = await agent.session.open({ title });
+    const root = await agent.request.begin({ sessionId, agent: "orchestrator" });
+    const leaf = await agent.request.begin({ sessionId, agent: "mailer", parentRequestId: root.requestId, resumeUrl: "https://hooks.example.com/resume" });
+    const first = await agent.approval.request({ requestId: leaf.requestId, tool: "send_email", args: { to: "first@example.com" } });
+    await operator.approval.decide({ approvalId: first.approvalId, action: "approve" });
+    const ask = async (args: z.core.util.JSONType = { to: "a@example.com", body: "hi" }) => (await agent.approval.request({ requestId: leaf.requestId, tool: "send_email", args })).approvalId;
+    return { agent, operator, root, leaf, ask };
+  }
+
+  const claimsOf = (receipt: string) => JSON.parse(Buffer.from(receipt.split(".")[1]!, "base64url").toString("utf8"));
+
+  it("the approval this node opened is the row the decision's read would find, with its agent and its request's webhook address", async () => {
+    const { ask } = await nodeThatWroteTheHead("as written");
+    const approvalId = await ask({ to: "b@example.com", nested: { n: [1, 2.5, null, "x"] } });
+    const opened = app.deps.openedApprovals.take(app.workspaceId, approvalId);
+    const read = await readApprovalBeforeEnding(app.deps, app.workspaceId, approvalId);
+    expect(opened).toBeDefined();
+    expect(opened).toEqual({ approval: read!.approval, resumeUrl: "https://hooks.example.com/resume" });
+    // Taken once: a second decision reads it.
+    expect(app.deps.openedApprovals.take(app.workspaceId, approvalId)).toBeUndefined();
+  });
+
+  it("is one statement: the approval as opened and the head this node wrote, checked behind the locks by the write, which ends the approval as the two-statement path does", async () => {
+    const { operator, root, leaf, ask } = await nodeThatWroteTheHead("one statement");
+    const approvalId = await ask();
+    await operator.approval.list({});
+
+    const transactions = vi.spyOn(app.deps.prisma, "$transaction");
+    const { result, statements } = await db.countStatements(() => operator.approval.decide({ approvalId, action: "edit", args: { to: "a@example.com", body: "hello" } }));
+    expect(result).toMatchObject({ approvalId, status: "APPROVED", decision: { action: "edit", args: { to: "a@example.com", body: "hello" } } });
+    expect(statements).toBe(1);
+    expect(transactions).not.toHaveBeenCalled();
+
+    const approval = await db.prisma.approval.findUniqueOrThrow({ where: { id: approvalId } });
+    expect(approval).toMatchObject({ status: "APPROVED", decisionAction: "edit", decidedBy: "admin@example.com", approvedArgs: { to: "a@example.com", body: "hello" } });
+    expect(claimsOf(approval.receipt!)).toMatchObject({ sub: approvalId, ws: app.workspaceId, req: leaf.requestId, agent: "mailer", tool: "send_email" });
+    expect(await db.prisma.request.findMany({ where: { id: { in: [root.requestId, leaf.requestId] } }, select: { status: true, pendingApprovals: true } })).toEqual([
+      { status: "RUNNING", pendingApprovals: 0 },
+      { status: "RUNNING", pendingApprovals: 0 },
+    ]);
+    expect(await db.prisma.decisionDelivery.findMany({ where: { approvalId }, select: { url: true } })).toEqual([{ url: "https://hooks.example.com/resume" }]);
+    expect(await db.prisma.traceEvent.count({ where: { requestId: leaf.requestId, type: "approval.decided", data: { path: ["approvalId"], equals: approvalId } } })).toBe(1);
+    expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
+  });
+
+  it("an approval that ended meanwhile: the write finds it so, the approval is read, and the decision is CONFLICT", async () => {
+    const { agent, operator, leaf, ask } = await nodeThatWroteTheHead("ended meanwhile");
+    const approvalId = await ask();
+    await agent.request.fail({ requestId: leaf.requestId, error: { message: "gave up" } });
+
+    await expect(operator.approval.decide({ approvalId, action: "approve" })).rejects.toMatchObject({ code: "CONFLICT" });
+    expect(await db.prisma.approval.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({ status: "CANCELED" });
+    expect(await db.prisma.auditEntry.count({ where: { subjectId: approvalId, action: "approval.decided" } })).toBe(0);
+    expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
+  });
+
+  it("an audit entry another writer added meanwhile: the head this node wrote is found taken, and the decision is chained after the new one, without taking the workspace for contended", async () => {
+    const { operator, ask } = await nodeThatWroteTheHead("the head moves");
+    const approvalId = await ask();
+    await operator.agentKey.create({ name: "audited meanwhile" });
+
+    const transactions = vi.spyOn(app.deps.prisma, "$transaction");
+    const { result, statements } = await db.countStatements(() => operator.approval.decide({ approvalId, action: "approve" }));
+    expect(result).toMatchObject({ status: "APPROVED" });
+    // The guessed write, then the read and the write of the two-statement path.
+    expect(statements).toBe(3);
+    expect(transactions).not.toHaveBeenCalled();
+    const [keyCreated, decided] = await db.prisma.auditEntry.findMany({ where: { workspaceId: app.workspaceId }, orderBy: { seq: "desc" }, take: 2 }).then((rows) => rows.reverse());
+    expect([keyCreated!.action, decided!.action]).toEqual(["agent_key.created", "approval.decided"]);
+    expect(decided!.prevHash).toBe(keyCreated!.hash);
+    expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
+    expect(app.deps.auditHeadContention.contended(app.workspaceId, new Date())).toBe(false);
+  });
+
+  it("a refusal is made on the approval as read: an action the approval does not allow, on one that has ended, is CONFLICT there too", async () => {
+    const { agent, operator, leaf } = await nodeThatWroteTheHead("refusals");
+    const { approvalId } = await agent.approval.request({ requestId: leaf.requestId, tool: "send_email", args: {}, allow: ["approve", "reject"] });
+    await agent.request.fail({ requestId: leaf.requestId, error: { message: "gave up" } });
+    await expect(operator.approval.decide({ approvalId, action: "edit", args: {} })).rejects.toMatchObject({ code: "CONFLICT" });
   });
 });
 

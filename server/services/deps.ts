@@ -14,6 +14,7 @@ import { OperatorSessionCache } from "./operator-session-cache.ts";
 import { AuditHeadContention } from "./approvals/audit-head-contention.ts";
 import { GateFactsCache } from "./approvals/gate-facts-cache.ts";
 import { WrittenAuditHeads } from "./approvals/written-audit-heads.ts";
+import { OpenedApprovals } from "./approvals/opened-approvals.ts";
 import { createLoginThrottle, type LoginThrottle } from "./login-throttle.ts";
 import { newPolicyCache, type PolicyCache } from "./policies/policy-cache.ts";
 import { ReceiptSigner } from "./receipts.ts";
@@ -35,6 +36,8 @@ export interface ServiceDeps {
   auditHeadContention: AuditHeadContention;
   gateFacts: GateFactsCache;
   writtenAuditHeads: WrittenAuditHeads;
+  /** Approvals this node put before a person, kept for their decision. */
+  openedApprovals: OpenedApprovals;
   /** Signs the receipt of every decision that lets a tool run. */
   receipts: ReceiptSigner;
   /** Counts failed logins per account and address; shared through Redis when the server has it. */
@@ -96,6 +99,7 @@ export function createServiceDeps(
     auditHeadContention: new AuditHeadContention(),
     gateFacts: new GateFactsCache(),
     writtenAuditHeads: new WrittenAuditHeads(),
+    openedApprovals: new OpenedApprovals(),
     receipts:
       options.receipts ??
       new ReceiptSigner({ prisma, secret, issuer: "http://localhost:3000", now: () => deps.now() }),

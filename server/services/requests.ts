@@ -95,7 +95,7 @@ async function beginRequestInOneCall(deps: ServiceDeps, agent: AgentPrincipal, i
   const { workspaceId } = agent;
   const taskId = row.begun_task_id!;
   const facts = row.fingerprint ? gateFactsOf(agent, row as GateFactsRow) : null;
-  if (facts) deps.gateFacts.remember(workspaceId, requestId, agent.agentKeyId, facts);
+  if (facts) deps.gateFacts.remember(workspaceId, requestId, agent.agentKeyId, { ...facts, resumeUrl: input.resumeUrl ?? null });
   const changes = noChanges();
   changes.requests.push({ workspaceId, requestId, taskId, sessionId: input.sessionId, status: "RUNNING" });
   if (row.begun_task_changed) changes.tasks.push({ workspaceId, taskId, sessionId: input.sessionId, status: row.begun_task_status! });

@@ -102,14 +102,18 @@ function checkDecision(operator: OperatorPrincipal, approval: Approval, input: D
 }
 
 /**
- * The two-statement path (readApprovalBeforeEnding, finishApprovalIfUnchanged).
- * Null when it does not apply: a rule to remember (written in the decision's
- * transaction), a quorum, an approval no longer pending (the locked path
- * answers a repeat or a conflict), a workspace whose audit head is contended,
- * or a change between the read and the write.
+ * The two-statement path (readApprovalBeforeEnding, finishApprovalIfUnchanged),
+ * or the write alone when this node opened the approval and wrote the
+ * workspace's last audit entry (decideOnOpenedApproval). Null when it does
+ * not apply: a rule to remember (written in the decision's transaction), a
+ * quorum, an approval no longer pending (the locked path answers a repeat or
+ * a conflict), a workspace whose audit head is contended, or a change between
+ * the read and the write.
  */
 async function decideIfUnchanged(deps: ServiceDeps, operator: OperatorPrincipal, input: DecideInput, actor: Actor, now: Date): Promise<DecisionOutcome | null> {
   if (input.remember || deps.auditHeadContention.contended(operator.workspaceId, now)) return null;
+  const decided = await decideOnOpenedApproval(deps, operator, input, actor, now);
+  if (decided !== "read it") return decided;
   const read = await readApprovalBeforeEnding(deps, operator.workspaceId, input.approvalId);
   if (!read) throw notFound("approval", input.approvalId);
   if (read.approval.status !== "PENDING" || read.approval.requiredApprovals > 1) return null;
@@ -118,6 +122,38 @@ async function decideIfUnchanged(deps: ServiceDeps, operator: OperatorPrincipal,
   const finished = await withRetries(() => finishApprovalIfUnchanged(deps, read, operatorEnding(operator, input), actor, now));
   if (finished === "contended") deps.auditHeadContention.noted(operator.workspaceId, now);
   return typeof finished === "string" ? null : finished;
+}
+
+/**
+ * The decision as one statement: the approval as this node opened it
+ * (OpenedApprovals), chained to the audit entry this node last wrote in the
+ * workspace (WrittenAuditHeads), and the write, which finds behind the locks
+ * that the approval is still pending and that entry still the head. "read it"
+ * when the node knows either not, or the write found the approval ended or
+ * the head taken (the head is then read for a while: WrittenAuditHeads), and
+ * when the decision would be refused.
+ */
+async function decideOnOpenedApproval(
+  deps: ServiceDeps,
+  operator: OperatorPrincipal,
+  input: DecideInput,
+  actor: Actor,
+  now: Date,
+): Promise<DecisionOutcome | "read it"> {
+  const { workspaceId } = operator;
+  const opened = deps.openedApprovals.take(workspaceId, input.approvalId);
+  const head = opened && deps.writtenAuditHeads.get(workspaceId, now);
+  if (!opened || head === undefined) return "read it";
+  // A refusal is made on the approval as read, which also knows whether it has ended meanwhile.
+  try {
+    checkDecision(operator, opened.approval, input);
+  } catch (error) {
+    if (error instanceof DomainError) return "read it";
+    throw error;
+  }
+  const finished = await withRetries(() => finishApprovalIfUnchanged(deps, { ...opened, auditHead: head }, operatorEnding(operator, input), actor, now));
+  if (finished === "contended") deps.writtenAuditHeads.missed(workspaceId, now);
+  return typeof finished === "string" ? "read it" : finished;
 }
 
 /** The decision in one transaction, every lock taken and the approval read behind them in its first statement. */

@@ -33,6 +33,12 @@ export interface GateFacts {
   channelVersion: number;
   /** A hash of the facts that can change, checked again behind the lock. */
   fingerprint: string;
+  /**
+   * The request's webhook address, which never changes: known when this node
+   * began the request (undefined otherwise), so that a decision on an
+   * approval it opens need not read it (OpenedApprovals).
+   */
+  resumeUrl?: string | null;
 }
 
 export class GateFactsCache {

@@ -141,6 +141,7 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
       escalateAt: earliest(created.escalateAt, created.remindAt)?.toISOString() ?? null,
     });
     if (opening.notifications.length > 0) deps.bus.publish("notification:queued", { workspaceId });
+    deps.openedApprovals.opened(created, deps.gateFacts.get(workspaceId, input.requestId, agent.agentKeyId));
   } else {
     changes.approvals.push(created);
   }
@@ -180,7 +181,8 @@ async function openIfUnchanged(
   const opening = await gate(deps, deps.prisma, agent, input, form, facts, async () => head, now);
   const written = await writeIfUnchanged(deps, agent, facts!, head, opening, now);
   if (written === "stale" || written === "contended") return null;
-  deps.gateFacts.remember(workspaceId, input.requestId, agentKeyId, facts!);
+  // The request's webhook address never changes: what was known of it still holds.
+  deps.gateFacts.remember(workspaceId, input.requestId, agentKeyId, { ...facts!, resumeUrl: remembered?.resumeUrl });
   return { opening, changes: written };
 }
 
