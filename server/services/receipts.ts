@@ -1,7 +1,8 @@
 // Signs decision receipts (compact JWS, EdDSA over Ed25519) and publishes their
 // public keys. Keys live in SigningKey, the private half encrypted under the server secret.
+import { createPrivateKey, sign as signEd25519, type KeyObject } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, SignJWT, type JWK } from "jose";
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT, type JWK } from "jose";
 import { argsSha256, RECEIPT_ALGORITHM, RECEIPT_TYPE, type ReceiptClaims } from "../../sdk/src/receipts.ts";
 import type { PrismaClient } from "../db/client.ts";
 import type { Approval, Prisma, SigningKey } from "../db/generated/client.ts";
@@ -60,7 +61,7 @@ const ENCRYPTION_PURPOSE = "receipt signing keys v1";
 
 interface CurrentKey {
   kid: string;
-  privateKey: CryptoKey;
+  privateKey: KeyObject;
 }
 
 /**
@@ -143,7 +144,7 @@ export class ReceiptSigner {
       iat: issuedAt,
       exp: issuedAt + this.ttlSeconds,
     };
-    return new SignJWT({ ...claims }).setProtectedHeader({ alg: RECEIPT_ALGORITHM, kid: key.kid, typ: RECEIPT_TYPE }).sign(key.privateKey);
+    return signCompact({ alg: RECEIPT_ALGORITHM, kid: key.kid, typ: RECEIPT_TYPE }, claims, key.privateKey);
   }
 
   /**
@@ -276,8 +277,7 @@ export class ReceiptSigner {
         createdAt,
         retiredAt: null,
       },
-      // Re-imported so the key in memory cannot be exported again.
-      current: { kid, privateKey: (await importJWK(privateJwk, RECEIPT_ALGORITHM)) as CryptoKey },
+      current: { kid, privateKey: privateKeyOf(privateJwk) },
     };
   }
 
@@ -286,7 +286,7 @@ export class ReceiptSigner {
     return this.#box.seal(plaintext, kid);
   }
 
-  async #decrypt(row: SigningKey): Promise<CryptoKey> {
+  async #decrypt(row: SigningKey): Promise<KeyObject> {
     if (!row.privateKeyEncrypted.startsWith(SEALED_PREFIX)) {
       throw new ReceiptKeyError(`receipt signing key ${row.kid} is stored in a format this server does not know; is this server older than the one that created it?`);
     }
@@ -298,8 +298,25 @@ export class ReceiptSigner {
           "if that secret is lost, an admin can rotate the key (receipts.rotateKey) so that a new key signs",
       );
     }
-    return (await importJWK(JSON.parse(plaintext) as JWK, row.alg)) as CryptoKey;
+    return privateKeyOf(JSON.parse(plaintext) as JWK);
   }
+}
+
+function privateKeyOf(jwk: JWK): KeyObject {
+  return createPrivateKey({ key: { ...jwk }, format: "jwk" });
+}
+
+/**
+ * A compact JWS (RFC 7515): the header and the claims, base64url-encoded
+ * JSON, signed with Node's Ed25519, which signs at once. jose signs through
+ * WebCrypto, where every signature waits for a turn of libuv's thread pool: a
+ * decision waited about 0.3 ms longer for it under load. The tests verify what
+ * this signs with jose (the SDK's verifyReceipt).
+ */
+function signCompact(header: object, claims: object, key: KeyObject): string {
+  const encode = (part: object) => Buffer.from(JSON.stringify(part)).toString("base64url");
+  const signingInput = `${encode(header)}.${encode(claims)}`;
+  return `${signingInput}.${signEd25519(null, Buffer.from(signingInput), key).toString("base64url")}`;
 }
 
 /** The receipt subject of an approval that was just approved (as is or edited). */
