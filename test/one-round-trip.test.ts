@@ -9,6 +9,7 @@ import { newId } from "../server/domain/ids.ts";
 import { verifyAudit } from "../server/services/audit.ts";
 import { GateFactsCache } from "../server/services/approvals/gate-facts-cache.ts";
 import { readApprovalBeforeEnding } from "../server/services/approvals/finish-approval.ts";
+import { createServiceDeps } from "../server/services/deps.ts";
 import { AGENT_KEY, agentCaller, callerWith, operatorCaller, TEST_TARGET, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
 
 let db: TestDatabase;
@@ -584,9 +585,17 @@ describe("approval.decide when something changes between its read and its write"
     expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
   }
 
+  /** An operator on another node: this node's decisions in a workspace take turns (AuditTurns), another node's do not wait for them. */
+  async function operatorOnAnotherNode() {
+    const otherDeps = createServiceDeps(db.prisma, app.bus);
+    await otherDeps.receipts.ready();
+    return operatorCaller(otherDeps);
+  }
+
   it("another decision lands meanwhile: the write finds the approval ended, and behind the locks a different decision is CONFLICT and the chain is resumed once", async () => {
     const { operator, approvalId, root, leaf } = await pendingApproval("decided meanwhile");
-    afterTheRead("tollgate_read_approval_before_ending", () => operator.approval.decide({ approvalId, action: "reject", message: "not today" }));
+    const other = await operatorOnAnotherNode();
+    afterTheRead("tollgate_read_approval_before_ending", () => other.approval.decide({ approvalId, action: "reject", message: "not today" }));
 
     await expect(operator.approval.decide({ approvalId, action: "approve" })).rejects.toMatchObject({ code: "CONFLICT" });
     expect(await db.prisma.approval.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({ status: "REJECTED", decisionMessage: "not today" });
@@ -595,7 +604,8 @@ describe("approval.decide when something changes between its read and its write"
 
   it("the same decision lands meanwhile: the retry gets what was stored", async () => {
     const { operator, approvalId, root, leaf } = await pendingApproval("the same decision meanwhile");
-    afterTheRead("tollgate_read_approval_before_ending", () => operator.approval.decide({ approvalId, action: "approve" }));
+    const other = await operatorOnAnotherNode();
+    afterTheRead("tollgate_read_approval_before_ending", () => other.approval.decide({ approvalId, action: "approve" }));
 
     const result = await operator.approval.decide({ approvalId, action: "approve" });
     const stored = await db.prisma.approval.findUniqueOrThrow({ where: { id: approvalId } });
@@ -741,6 +751,50 @@ describe("approval.decide as one statement, on the node that opened the approval
     const { approvalId } = await agent.approval.request({ requestId: leaf.requestId, tool: "send_email", args: {}, allow: ["approve", "reject"] });
     await agent.request.fail({ requestId: leaf.requestId, error: { message: "gave up" } });
     await expect(operator.approval.decide({ approvalId, action: "edit", args: {} })).rejects.toMatchObject({ code: "CONFLICT" });
+  });
+});
+
+describe("decisions at once on one node", () => {
+  it("asks a rule decides take turns at the workspace's audit chain: each is one statement, and none finds the head taken", async () => {
+    const admin = await operatorCaller(app.deps);
+    await admin.policy.create({ name: "lookups", match: { tool: "lookup_*" }, outcome: "approve" });
+    const agent = agentCaller(app.deps);
+    const { sessionId } = await agent.session.open({ title: "rules at once" });
+    await keyUseRecorded();
+    const requests: { requestId: string }[] = [];
+    for (let n = 0; n < 12; n++) requests.push(await agent.request.begin({ sessionId, agent: `researcher-${n}` }));
+    await agent.approval.request({ requestId: requests[0]!.requestId, tool: "lookup_warm", args: {} });
+
+    const transactions = vi.spyOn(app.deps.prisma, "$transaction");
+    const { result, statements } = await db.countStatements(() =>
+      Promise.all(requests.map(({ requestId }, n) => agent.approval.request({ requestId, tool: "lookup_customer", args: { n } }))),
+    );
+    expect(result.map((asked) => asked.status)).toEqual(requests.map(() => "APPROVED"));
+    expect(statements).toBe(requests.length);
+    expect(transactions).not.toHaveBeenCalled();
+    expect(app.deps.auditHeadContention.contended(app.workspaceId, new Date())).toBe(false);
+    expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
+  });
+
+  it("take turns at the workspace's audit chain: each is one statement chained to the entry before it, and none finds the head taken", async () => {
+    const agent = agentCaller(app.deps);
+    const operator = await operatorCaller(app.deps);
+    const { sessionId } = await agent.session.open({ title: "at once" });
+    const begun = await agent.request.begin({ sessionId, agent: "mailer" });
+    const first = await agent.approval.request({ requestId: begun.requestId, tool: "send_email", args: { n: 0 } });
+    await operator.approval.decide({ approvalId: first.approvalId, action: "approve" });
+    const approvalIds: string[] = [];
+    for (let n = 1; n <= 12; n++) approvalIds.push((await agent.approval.request({ requestId: begun.requestId, tool: "send_email", args: { n } })).approvalId);
+    await operator.approval.list({});
+
+    const transactions = vi.spyOn(app.deps.prisma, "$transaction");
+    const { result, statements } = await db.countStatements(() => Promise.all(approvalIds.map((approvalId) => operator.approval.decide({ approvalId, action: "approve" }))));
+    expect(result.map((decided) => decided.status)).toEqual(approvalIds.map(() => "APPROVED"));
+    expect(statements).toBe(approvalIds.length);
+    expect(transactions).not.toHaveBeenCalled();
+    expect(app.deps.auditHeadContention.contended(app.workspaceId, new Date())).toBe(false);
+    expect(await db.prisma.request.findUniqueOrThrow({ where: { id: begun.requestId } })).toMatchObject({ status: "RUNNING", pendingApprovals: 0 });
+    expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
   });
 });
 

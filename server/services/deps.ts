@@ -15,6 +15,7 @@ import { AuditHeadContention } from "./approvals/audit-head-contention.ts";
 import { GateFactsCache } from "./approvals/gate-facts-cache.ts";
 import { WrittenAuditHeads } from "./approvals/written-audit-heads.ts";
 import { OpenedApprovals } from "./approvals/opened-approvals.ts";
+import { AuditTurns } from "./approvals/audit-turns.ts";
 import { createLoginThrottle, type LoginThrottle } from "./login-throttle.ts";
 import { newPolicyCache, type PolicyCache } from "./policies/policy-cache.ts";
 import { ReceiptSigner } from "./receipts.ts";
@@ -38,6 +39,8 @@ export interface ServiceDeps {
   writtenAuditHeads: WrittenAuditHeads;
   /** Approvals this node put before a person, kept for their decision. */
   openedApprovals: OpenedApprovals;
+  /** This node's writers of a workspace's audit chain take turns (decisions, asks a rule decides). */
+  auditTurns: AuditTurns;
   /** Signs the receipt of every decision that lets a tool run. */
   receipts: ReceiptSigner;
   /** Counts failed logins per account and address; shared through Redis when the server has it. */
@@ -100,6 +103,7 @@ export function createServiceDeps(
     gateFacts: new GateFactsCache(),
     writtenAuditHeads: new WrittenAuditHeads(),
     openedApprovals: new OpenedApprovals(),
+    auditTurns: new AuditTurns(),
     receipts:
       options.receipts ??
       new ReceiptSigner({ prisma, secret, issuer: "http://localhost:3000", now: () => deps.now() }),

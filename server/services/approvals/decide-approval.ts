@@ -104,7 +104,8 @@ function checkDecision(operator: OperatorPrincipal, approval: Approval, input: D
 /**
  * The two-statement path (readApprovalBeforeEnding, finishApprovalIfUnchanged),
  * or the write alone when this node opened the approval and wrote the
- * workspace's last audit entry (decideOnOpenedApproval). Null when it does
+ * workspace's last audit entry (decideOnOpenedApproval), in this node's turn
+ * at the workspace's audit chain (AuditTurns). Null when it does
  * not apply: a rule to remember (written in the decision's transaction), a
  * quorum, an approval no longer pending (the locked path answers a repeat or
  * a conflict), a workspace whose audit head is contended, or a change between
@@ -112,16 +113,18 @@ function checkDecision(operator: OperatorPrincipal, approval: Approval, input: D
  */
 async function decideIfUnchanged(deps: ServiceDeps, operator: OperatorPrincipal, input: DecideInput, actor: Actor, now: Date): Promise<DecisionOutcome | null> {
   if (input.remember || deps.auditHeadContention.contended(operator.workspaceId, now)) return null;
-  const decided = await decideOnOpenedApproval(deps, operator, input, actor, now);
-  if (decided !== "read it") return decided;
-  const read = await readApprovalBeforeEnding(deps, operator.workspaceId, input.approvalId);
-  if (!read) throw notFound("approval", input.approvalId);
-  if (read.approval.status !== "PENDING" || read.approval.requiredApprovals > 1) return null;
-  checkDecision(operator, read.approval, input);
-  // The write is a transaction of its own, retried like one on a deadlock or serialization failure.
-  const finished = await withRetries(() => finishApprovalIfUnchanged(deps, read, operatorEnding(operator, input), actor, now));
-  if (finished === "contended") deps.auditHeadContention.noted(operator.workspaceId, now);
-  return typeof finished === "string" ? null : finished;
+  return deps.auditTurns.take(operator.workspaceId, async () => {
+    const decided = await decideOnOpenedApproval(deps, operator, input, actor, now);
+    if (decided !== "read it") return decided;
+    const read = await readApprovalBeforeEnding(deps, operator.workspaceId, input.approvalId);
+    if (!read) throw notFound("approval", input.approvalId);
+    if (read.approval.status !== "PENDING" || read.approval.requiredApprovals > 1) return null;
+    checkDecision(operator, read.approval, input);
+    // The write is a transaction of its own, retried like one on a deadlock or serialization failure.
+    const finished = await withRetries(() => finishApprovalIfUnchanged(deps, read, operatorEnding(operator, input), actor, now));
+    if (finished === "contended") deps.auditHeadContention.noted(operator.workspaceId, now);
+    return typeof finished === "string" ? null : finished;
+  });
 }
 
 /**

@@ -124,7 +124,7 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
     throw error;
   }
   const { opening, changes } = opened;
-  // Committed (the write was a transaction of its own, or the locking path's transaction ended).
+  // Committed (the locking path's transaction ended; writeIfUnchanged noted its own write already).
   if (opening.audit) deps.writtenAuditHeads.written(workspaceId, opening.audit);
   const created = opening.approval;
   if (created.status === "PENDING") {
@@ -155,7 +155,8 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
  * statement that locks the chain, finds the facts unchanged and writes
  * (writeIfUnchanged). Facts this node read for an earlier ask on the request
  * with the same key are used without reading them: openOnRememberedFacts.
- * Null when the facts changed meanwhile, or when another entry took the audit
+ * A rule's decision is written in this node's turn at the workspace's audit
+ * chain (headInTurn). Null when the facts changed meanwhile, or when another entry took the audit
  * head a rule's decision was chained to (and the workspace then asks behind
  * the locks for a while: AuditHeadContention).
  */
@@ -177,9 +178,17 @@ async function openIfUnchanged(
   const [row] = await deps.prisma.$queryRaw<(GateFactsRow & { audit_seq: number | null; audit_hash: string | null })[]>`
     SELECT (r.facts).*, r.audit_seq, r.audit_hash FROM tollgate_read_request_for_approval(${workspaceId}, ${input.requestId}, ${agentKeyId}) r`;
   const facts = gateFactsOf(agent, row);
-  const head = row?.audit_seq == null ? null : { seq: row.audit_seq, hash: row.audit_hash! };
-  const opening = await gate(deps, deps.prisma, agent, input, form, facts, async () => head, now);
-  const written = await writeIfUnchanged(deps, agent, facts!, head, opening, now);
+  const read = row?.audit_seq == null ? null : { seq: row.audit_seq, hash: row.audit_hash! };
+  const turn: AuditTurn = { head: null, guessed: false };
+  let written: Changes | "stale" | "contended";
+  let opening: Opening;
+  try {
+    opening = await gate(deps, deps.prisma, agent, input, form, facts, headInTurn(deps, workspaceId, now, turn, read), now);
+    written = await writeIfUnchanged(deps, agent, facts!, turn.head, opening, now, { guessedHead: turn.guessed });
+  } finally {
+    turn.leave?.();
+  }
+  if (written === "contended" && turn.guessed) deps.writtenAuditHeads.missed(workspaceId, now);
   if (written === "stale" || written === "contended") return null;
   // The request's webhook address never changes: what was known of it still holds.
   deps.gateFacts.remember(workspaceId, input.requestId, agentKeyId, { ...facts!, resumeUrl: remembered?.resumeUrl });
@@ -189,7 +198,8 @@ async function openIfUnchanged(
 /**
  * The ask on facts remembered from an earlier one (GateFactsCache): the write
  * alone. A rule's decision chains to the entry this node last wrote in the
- * workspace (WrittenAuditHeads), or to the head read now when it knows none.
+ * workspace (WrittenAuditHeads), or to the head read now when it knows none,
+ * in this node's turn at the workspace's audit chain (headInTurn).
  * "read the facts" when the write found them stale, when a refusal would be
  * made on them (it is only ever made on facts read for the call), or when
  * the guessed audit head was taken; null when a head read now was taken
@@ -204,20 +214,50 @@ async function openOnRememberedFacts(
   now: Date,
 ): Promise<{ opening: Opening; changes: Changes } | null | "read the facts"> {
   const { workspaceId } = agent;
-  const guessed = deps.writtenAuditHeads.get(workspaceId, now);
-  const read: { head: AuditHead | null } = { head: null };
-  const readHead = async () => (read.head = guessed ?? (await readAuditHead(deps, workspaceId)));
-  const opening = await gate(deps, deps.prisma, agent, input, form, remembered, readHead, now).catch((error: unknown) => {
-    if (error instanceof DomainError) return null;
-    throw error;
-  });
-  if (!opening) return "read the facts";
-  const written = await writeIfUnchanged(deps, agent, remembered, read.head, opening, now, { guessedHead: guessed !== undefined });
+  const turn: AuditTurn = { head: null, guessed: false };
+  let written: Changes | "stale" | "contended";
+  let opening: Opening | null;
+  try {
+    opening = await gate(deps, deps.prisma, agent, input, form, remembered, headInTurn(deps, workspaceId, now, turn), now).catch((error: unknown) => {
+      if (error instanceof DomainError) return null;
+      throw error;
+    });
+    if (!opening) return "read the facts";
+    written = await writeIfUnchanged(deps, agent, remembered, turn.head, opening, now, { guessedHead: turn.guessed });
+  } finally {
+    turn.leave?.();
+  }
   if (written === "stale") return "read the facts";
   if (written !== "contended") return { opening, changes: written };
-  if (!guessed) return null;
+  if (!turn.guessed) return null;
   deps.writtenAuditHeads.missed(workspaceId, now);
   return "read the facts";
+}
+
+/** This node's turn at the workspace's audit chain, entered when a rule decides the ask (AuditTurns). */
+interface AuditTurn {
+  /** The head the rule's entry is chained to; null while no rule decides. */
+  head: AuditHead | null;
+  /** The head is the entry this node last wrote (WrittenAuditHeads), not one read. */
+  guessed: boolean;
+  /** Set once the turn is entered; called when the write is done. */
+  leave?: () => void;
+}
+
+/**
+ * The gate's audit head, asked for only when a rule decides: enters this
+ * node's turn at the workspace's audit chain, then answers the entry this node
+ * last wrote there, unless `read` (the head read with the facts) is newer, or
+ * the head read now when it knows neither.
+ */
+function headInTurn(deps: ServiceDeps, workspaceId: string, now: Date, turn: AuditTurn, read?: AuditHead | null): () => Promise<AuditHead | null> {
+  return async () => {
+    turn.leave = await deps.auditTurns.enter(workspaceId);
+    const written = deps.writtenAuditHeads.get(workspaceId, now);
+    turn.guessed = written !== undefined && (!read || written.seq > read.seq);
+    turn.head = turn.guessed ? written! : read !== undefined ? read : await readAuditHead(deps, workspaceId);
+    return turn.head;
+  };
 }
 
 /**
@@ -243,6 +283,8 @@ async function writeIfUnchanged(
   // A head this node guessed and found taken says nothing of contention: WrittenAuditHeads.
   if (kind === "contended" && !guessedHead) deps.auditHeadContention.noted(agent.workspaceId, now);
   if (kind === "stale" || kind === "contended") return kind;
+  // The statement was its own transaction: the entry is committed, and the next writer in this node's turn chains to it.
+  if (opening.audit) deps.writtenAuditHeads.written(agent.workspaceId, opening.audit);
   return changesOf(rows);
 }
 
