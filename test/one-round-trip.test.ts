@@ -420,6 +420,8 @@ describe("approval.request when something changes between its read and its write
     const agent = agentCaller(app.deps);
     const { sessionId } = await agent.session.open({ title: "the head moves" });
     const begun = await agent.request.begin({ sessionId, agent: "researcher" });
+    // The workspace's notification channels, read with its first ask a person decides, are remembered.
+    await agent.approval.request({ requestId: begun.requestId, tool: "send_email", args: { to: "first@example.com" } });
     forgetGateFacts();
     afterTheRead("tollgate_read_request_for_approval", () => admin.agentKey.create({ name: "audited meanwhile" }));
 
@@ -430,10 +432,16 @@ describe("approval.request when something changes between its read and its write
     expect(decided!.prevHash).toBe(keyCreated!.hash);
     expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
 
-    // Rule decisions contend for the head: for ten seconds the workspace's asks lock first (three statements), then go without a lock again
+    // Rule decisions contend for the head: for ten seconds the workspace's asks a rule decides lock first (three statements), then go without a lock again
     // (one: the facts are remembered, and the head is the entry this node last wrote).
     const ask = () => db.countStatements(() => agent.approval.request({ requestId: begun.requestId, tool: "lookup_customer", args: { id: 8 } }));
     expect((await ask()).statements).toBe(3);
+    // An ask a person decides writes no audit entry: one statement, without a lock, meanwhile too.
+    const transactions = vi.spyOn(app.deps.prisma, "$transaction");
+    const personDecides = await db.countStatements(() => agent.approval.request({ requestId: begun.requestId, tool: "send_email", args: { to: "a@example.com" } }));
+    expect(personDecides).toMatchObject({ result: { status: "PENDING" }, statements: 1 });
+    expect(transactions).not.toHaveBeenCalled();
+    expect(app.deps.auditHeadContention.contended(app.workspaceId, new Date())).toBe(true);
     const now = app.deps.now;
     app.deps.now = () => new Date(Date.now() + 10_000);
     try {

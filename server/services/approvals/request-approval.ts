@@ -100,8 +100,9 @@ interface Opening {
  * the facts (openIfUnchanged); the next ask on the request is the write alone,
  * on the facts remembered. When they changed meanwhile, the call is
  * gated again on facts read behind the lock (openBehindLocks), which is also
- * the path from the start while rule decisions contend for the workspace's
- * audit head.
+ * the path of an ask a rule decides while rule decisions contend for the
+ * workspace's audit head (an ask a person decides writes no audit entry, and
+ * goes without the locks then too).
  */
 export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, input: RequestApprovalInput): Promise<ApprovalResult> {
   const { workspaceId } = agent;
@@ -110,8 +111,11 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
   let opened: { opening: Opening; changes: Changes };
   try {
     // The write is a transaction of its own, retried like one on a deadlock or serialization failure.
-    const readFirst = !deps.auditHeadContention.contended(workspaceId, now);
-    opened = (readFirst ? await withRetries(() => openIfUnchanged(deps, agent, input, form, now)) : null) ?? (await openBehindLocks(deps, agent, input, form, now));
+    // While the workspace's audit head is contended, an ask a rule decides is made behind the locks; one a person decides writes no entry.
+    const ruleDecidesBehindLocks = deps.auditHeadContention.contended(workspaceId, now);
+    opened =
+      (await withRetries(() => openIfUnchanged(deps, agent, input, form, now, ruleDecidesBehindLocks)).catch(behindTheLocks)) ??
+      (await openBehindLocks(deps, agent, input, form, now));
   } catch (error) {
     // A retry: the key or framework id is already taken (the insert's unique
     // index refused it), or what the first ask found has changed since (the
@@ -166,20 +170,23 @@ async function openIfUnchanged(
   input: RequestApprovalInput,
   form: FormSchema | null,
   now: Date,
+  ruleDecidesBehindLocks: boolean,
 ): Promise<{ opening: Opening; changes: Changes } | null> {
   const { workspaceId, agentKeyId } = agent;
   const remembered = deps.gateFacts.get(workspaceId, input.requestId, agentKeyId);
   // A key trusted by name may since have lost that trust: without authority the facts are read, and the request is NOT_FOUND.
   if (remembered && mayActOn(agent, remembered)) {
-    const opened = await openOnRememberedFacts(deps, agent, input, form, remembered, now);
+    const opened = await openOnRememberedFacts(deps, agent, input, form, remembered, now, ruleDecidesBehindLocks);
     if (opened !== "read the facts") return opened;
     deps.gateFacts.forget(workspaceId, input.requestId, agentKeyId);
   }
+  // Facts read to find that a rule decides would be read again behind the locks.
+  if (ruleDecidesBehindLocks) return null;
   const [row] = await deps.prisma.$queryRaw<(GateFactsRow & { audit_seq: number | null; audit_hash: string | null })[]>`
     SELECT (r.facts).*, r.audit_seq, r.audit_hash FROM tollgate_read_request_for_approval(${workspaceId}, ${input.requestId}, ${agentKeyId}) r`;
   const facts = gateFactsOf(agent, row);
   const read = row?.audit_seq == null ? null : { seq: row.audit_seq, hash: row.audit_hash! };
-  const turn: AuditTurn = { head: null, guessed: false };
+  const turn: AuditTurn = { head: null, guessed: false, ruleDecidesBehindLocks };
   let written: Changes | "stale" | "contended";
   let opening: Opening;
   try {
@@ -212,9 +219,10 @@ async function openOnRememberedFacts(
   form: FormSchema | null,
   remembered: GateFacts,
   now: Date,
+  ruleDecidesBehindLocks: boolean,
 ): Promise<{ opening: Opening; changes: Changes } | null | "read the facts"> {
   const { workspaceId } = agent;
-  const turn: AuditTurn = { head: null, guessed: false };
+  const turn: AuditTurn = { head: null, guessed: false, ruleDecidesBehindLocks };
   let written: Changes | "stale" | "contended";
   let opening: Opening | null;
   try {
@@ -234,8 +242,18 @@ async function openOnRememberedFacts(
   return "read the facts";
 }
 
+/** A rule decides an ask while the workspace's audit head is contended: the ask is made behind the locks (openBehindLocks). */
+class RuleDecidesBehindLocks extends Error {}
+
+function behindTheLocks(error: unknown): null {
+  if (error instanceof RuleDecidesBehindLocks) return null;
+  throw error;
+}
+
 /** This node's turn at the workspace's audit chain, entered when a rule decides the ask (AuditTurns). */
 interface AuditTurn {
+  /** The workspace's audit head is contended (AuditHeadContention): a rule's decision is made behind the locks instead. */
+  ruleDecidesBehindLocks: boolean;
   /** The head the rule's entry is chained to; null while no rule decides. */
   head: AuditHead | null;
   /** The head is the entry this node last wrote (WrittenAuditHeads), not one read. */
@@ -248,10 +266,12 @@ interface AuditTurn {
  * The gate's audit head, asked for only when a rule decides: enters this
  * node's turn at the workspace's audit chain, then answers the entry this node
  * last wrote there, unless `read` (the head read with the facts) is newer, or
- * the head read now when it knows neither.
+ * the head read now when it knows neither. While the head is contended, it
+ * throws RuleDecidesBehindLocks instead, before anything is written.
  */
 function headInTurn(deps: ServiceDeps, workspaceId: string, now: Date, turn: AuditTurn, read?: AuditHead | null): () => Promise<AuditHead | null> {
   return async () => {
+    if (turn.ruleDecidesBehindLocks) throw new RuleDecidesBehindLocks();
     turn.leave = await deps.auditTurns.enter(workspaceId);
     const written = deps.writtenAuditHeads.get(workspaceId, now);
     turn.guessed = written !== undefined && (!read || written.seq > read.seq);
@@ -310,15 +330,19 @@ function openBehindLocks(
   form: FormSchema | null,
   now: Date,
 ): Promise<{ opening: Opening; changes: Changes }> {
+  const { workspaceId, agentKeyId } = agent;
+  const known = deps.gateFacts.get(workspaceId, input.requestId, agentKeyId);
   return transact(deps, async (tx) => {
     const [row] = await tx.$queryRaw<GateFactsRow[]>`
-      SELECT * FROM tollgate_lock_request_for_approval(${agent.workspaceId}, ${input.requestId}, ${agent.agentKeyId})`;
+      SELECT * FROM tollgate_lock_request_for_approval(${workspaceId}, ${input.requestId}, ${agentKeyId})`;
     const facts = gateFactsOf(agent, row);
     // The audit entry chains to the head read behind the workspace's audit lock (lock order step 4).
-    const opening = await gate(deps, tx, agent, input, form, facts, () => lockAuditHead(tx, agent.workspaceId), now);
+    const opening = await gate(deps, tx, agent, input, form, facts, () => lockAuditHead(tx, workspaceId), now);
     const rows = await tx.$queryRaw<ChangeRow[]>`
       SELECT * FROM tollgate_open_approval(${JSON.stringify(opening.approval)}::json, ${JSON.stringify(opening.traces)}::json,
         ${JSON.stringify(opening.notifications)}::json, ${opening.audit && JSON.stringify(opening.audit)}::json, ${now}::timestamp(3))`;
+    // The next ask on the request is the write alone (openOnRememberedFacts), which checks the facts again.
+    deps.gateFacts.remember(workspaceId, input.requestId, agentKeyId, { ...facts!, resumeUrl: known?.resumeUrl });
     return { opening, changes: changesOf(rows) };
   });
 }
