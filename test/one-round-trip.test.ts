@@ -10,6 +10,7 @@ import { verifyAudit } from "../server/services/audit.ts";
 import { GateFactsCache } from "../server/services/approvals/gate-facts-cache.ts";
 import { readApprovalBeforeEnding } from "../server/services/approvals/finish-approval.ts";
 import { createServiceDeps } from "../server/services/deps.ts";
+import { AuditTurns } from "../server/services/approvals/audit-turns.ts";
 import { AGENT_KEY, agentCaller, callerWith, operatorCaller, TEST_TARGET, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
 
 let db: TestDatabase;
@@ -725,6 +726,15 @@ describe("approval.decide as one statement, on the node that opened the approval
     expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
   });
 
+  it("an approval with large arguments is not kept: its decision reads it", async () => {
+    const { operator, ask } = await nodeThatWroteTheHead("large");
+    const approvalId = await ask({ to: "a@example.com", body: "x".repeat(100_000) });
+    expect(app.deps.openedApprovals.take(app.workspaceId, approvalId)).toBeUndefined();
+    const small = await ask();
+    await operator.approval.list({});
+    expect((await db.countStatements(() => operator.approval.decide({ approvalId: small, action: "approve" }))).statements).toBe(1);
+  });
+
   it("an approval that ended meanwhile: the write finds it so, the approval is read, and the decision is CONFLICT", async () => {
     const { agent, operator, leaf, ask } = await nodeThatWroteTheHead("ended meanwhile");
     const approvalId = await ask();
@@ -763,6 +773,27 @@ describe("approval.decide as one statement, on the node that opened the approval
 });
 
 describe("decisions at once on one node", () => {
+  it("a writer whose turn does not come in time goes behind the locks, and is decided there", async () => {
+    const admin = await operatorCaller(app.deps);
+    await admin.policy.create({ name: "lookups", match: { tool: "lookup_*" }, outcome: "approve" });
+    const agent = agentCaller(app.deps);
+    const { sessionId } = await agent.session.open({ title: "a stuck turn" });
+    const begun = await agent.request.begin({ sessionId, agent: "mailer" });
+    const { approvalId } = await agent.approval.request({ requestId: begun.requestId, tool: "send_email", args: {} });
+    await agent.approval.request({ requestId: begun.requestId, tool: "lookup_warm", args: {} });
+    // A writer holds the workspace's turn and never leaves it (stuck on the database, say).
+    app.deps.auditTurns = new AuditTurns({ waitMs: 20 });
+    const leave = await app.deps.auditTurns.enter(app.workspaceId);
+    expect(leave).toBeDefined();
+
+    const transactions = vi.spyOn(app.deps.prisma, "$transaction");
+    expect(await admin.approval.decide({ approvalId, action: "approve" })).toMatchObject({ status: "APPROVED" });
+    expect(await agent.approval.request({ requestId: begun.requestId, tool: "lookup_customer", args: { id: 1 } })).toMatchObject({ status: "APPROVED" });
+    expect(transactions).toHaveBeenCalledTimes(2);
+    leave!();
+    expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
+  });
+
   it("asks a rule decides take turns at the workspace's audit chain: each is one statement, and none finds the head taken", async () => {
     const admin = await operatorCaller(app.deps);
     await admin.policy.create({ name: "lookups", match: { tool: "lookup_*" }, outcome: "approve" });

@@ -303,7 +303,10 @@ export class ReceiptSigner {
 }
 
 function privateKeyOf(jwk: JWK): KeyObject {
-  return createPrivateKey({ key: { ...jwk }, format: "jwk" });
+  const key = createPrivateKey({ key: { ...jwk }, format: "jwk" });
+  // Receipts say EdDSA in their header: a key of another kind would sign receipts nobody can verify.
+  if (key.asymmetricKeyType !== "ed25519") throw new ReceiptKeyError(`the receipt signing key is ${key.asymmetricKeyType ?? "symmetric"}, not Ed25519`);
+  return key;
 }
 
 /**

@@ -8,26 +8,30 @@
 // knows the head its predecessor wrote, and the audit lock is held for one
 // statement. A writer on another node still takes the head now and then, which
 // the write's check finds as before.
+//
+// A turn comes before every database lock (locks.ts) and is never taken inside
+// a transaction or inside another turn.
 import AsyncLock from "async-lock";
+
+/** How long a writer waits for its turn before it goes behind the locks instead, where the database's audit lock queues it. */
+const DEFAULT_WAIT_MS = 5_000;
 
 export class AuditTurns {
   // Every writer waits its turn: a burst of decisions queues here, not in the database.
-  readonly #lock = new AsyncLock({ maxPending: Number.POSITIVE_INFINITY });
+  readonly #lock: AsyncLock;
 
-  /** Waits for this node's turn at the workspace's audit chain; the turn is held until `leave` is called. */
-  enter(workspaceId: string): Promise<() => void> {
-    return new Promise((entered, failed) => {
-      this.#lock.acquire(workspaceId, (leave) => entered(() => leave())).catch(failed);
-    });
+  constructor({ waitMs = DEFAULT_WAIT_MS }: { waitMs?: number } = {}) {
+    this.#lock = new AsyncLock({ maxPending: Number.POSITIVE_INFINITY, timeout: waitMs });
   }
 
-  /** Runs `write` in this node's turn at the workspace's audit chain. */
-  async take<T>(workspaceId: string, write: () => Promise<T>): Promise<T> {
-    const leave = await this.enter(workspaceId);
-    try {
-      return await write();
-    } finally {
-      leave();
-    }
+  /**
+   * Waits for this node's turn at the workspace's audit chain; the turn is
+   * held until `leave` is called. Undefined when the turn did not come in
+   * time (the writer before is stuck on the database, say).
+   */
+  enter(workspaceId: string): Promise<(() => void) | undefined> {
+    return new Promise((entered) => {
+      this.#lock.acquire(workspaceId, (leave) => entered(() => leave())).catch(() => entered(undefined));
+    });
   }
 }

@@ -108,12 +108,15 @@ function checkDecision(operator: OperatorPrincipal, approval: Approval, input: D
  * at the workspace's audit chain (AuditTurns). Null when it does
  * not apply: a rule to remember (written in the decision's transaction), a
  * quorum, an approval no longer pending (the locked path answers a repeat or
- * a conflict), a workspace whose audit head is contended, or a change between
- * the read and the write.
+ * a conflict), a workspace whose audit head is contended, a turn that did not
+ * come in time, or a change between the read and the write.
  */
 async function decideIfUnchanged(deps: ServiceDeps, operator: OperatorPrincipal, input: DecideInput, actor: Actor, now: Date): Promise<DecisionOutcome | null> {
   if (input.remember || deps.auditHeadContention.contended(operator.workspaceId, now)) return null;
-  return deps.auditTurns.take(operator.workspaceId, async () => {
+  const leave = await deps.auditTurns.enter(operator.workspaceId);
+  // The turn did not come in time: the decision queues on the database's audit lock instead.
+  if (!leave) return null;
+  try {
     const decided = await decideOnOpenedApproval(deps, operator, input, actor, now);
     if (decided !== "read it") return decided;
     const read = await readApprovalBeforeEnding(deps, operator.workspaceId, input.approvalId);
@@ -124,7 +127,9 @@ async function decideIfUnchanged(deps: ServiceDeps, operator: OperatorPrincipal,
     const finished = await withRetries(() => finishApprovalIfUnchanged(deps, read, operatorEnding(operator, input), actor, now));
     if (finished === "contended") deps.auditHeadContention.noted(operator.workspaceId, now);
     return typeof finished === "string" ? null : finished;
-  });
+  } finally {
+    leave();
+  }
 }
 
 /**

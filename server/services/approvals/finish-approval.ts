@@ -165,7 +165,7 @@ async function endingWrite(
 /** The ended approval and what changed with it, from the rows the ending's write returned. */
 function endedWith({ task: _task, ...row }: ApprovalWithAgent, write: EndingWrite, rows: ChangeRow[]): { approval: Approval; changes: Changes } {
   const changes = changesOf(rows);
-  // The row as the conditional update left it (it changed nothing else).
+  // The row as opened or read, with the columns the conditional update wrote (it wrote no other).
   const updated: Approval = { ...row, ...write.written };
   changes.approvals.push(updated);
   if (write.delivery) changes.deliveriesQueued += 1;

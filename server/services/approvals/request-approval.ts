@@ -83,6 +83,8 @@ const UNDECIDED = {
 /** What approval.request writes: the approval and what comes with it. */
 interface Opening {
   approval: Approval;
+  /** The approval as the write sends it: serialised once. */
+  approvalJson: string;
   traces: { type: string; data: unknown }[];
   notifications: AnnouncementRow[];
   /** A rule's decision, audited; null while a person decides. */
@@ -100,9 +102,9 @@ interface Opening {
  * the facts (openIfUnchanged); the next ask on the request is the write alone,
  * on the facts remembered. When they changed meanwhile, the call is
  * gated again on facts read behind the lock (openBehindLocks), which is also
- * the path of an ask a rule decides while rule decisions contend for the
+ * the path of an ask a rule decides while decisions contend for the
  * workspace's audit head (an ask a person decides writes no audit entry, and
- * goes without the locks then too).
+ * on remembered facts goes without the locks then too).
  */
 export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, input: RequestApprovalInput): Promise<ApprovalResult> {
   const { workspaceId } = agent;
@@ -113,9 +115,10 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
     // The write is a transaction of its own, retried like one on a deadlock or serialization failure.
     // While the workspace's audit head is contended, an ask a rule decides is made behind the locks; one a person decides writes no entry.
     const ruleDecidesBehindLocks = deps.auditHeadContention.contended(workspaceId, now);
+    const resumeUrl = deps.gateFacts.get(workspaceId, input.requestId, agent.agentKeyId)?.resumeUrl;
     opened =
       (await withRetries(() => openIfUnchanged(deps, agent, input, form, now, ruleDecidesBehindLocks)).catch(behindTheLocks)) ??
-      (await openBehindLocks(deps, agent, input, form, now));
+      (await openBehindLocks(deps, agent, input, form, now, resumeUrl));
   } catch (error) {
     // A retry: the key or framework id is already taken (the insert's unique
     // index refused it), or what the first ask found has changed since (the
@@ -145,7 +148,7 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
       escalateAt: earliest(created.escalateAt, created.remindAt)?.toISOString() ?? null,
     });
     if (opening.notifications.length > 0) deps.bus.publish("notification:queued", { workspaceId });
-    deps.openedApprovals.opened(created, deps.gateFacts.get(workspaceId, input.requestId, agent.agentKeyId));
+    deps.openedApprovals.opened(created, opening.approvalJson.length, deps.gateFacts.get(workspaceId, input.requestId, agent.agentKeyId));
   } else {
     changes.approvals.push(created);
   }
@@ -266,14 +269,18 @@ interface AuditTurn {
  * The gate's audit head, asked for only when a rule decides: enters this
  * node's turn at the workspace's audit chain, then answers the entry this node
  * last wrote there, unless `read` (the head read with the facts) is newer, or
- * the head read now when it knows neither. While the head is contended, it
- * throws RuleDecidesBehindLocks instead, before anything is written.
+ * the head read now when it knows neither. While the head is contended, or
+ * when the turn does not come in time, it throws RuleDecidesBehindLocks
+ * instead, before anything is written.
  */
 function headInTurn(deps: ServiceDeps, workspaceId: string, now: Date, turn: AuditTurn, read?: AuditHead | null): () => Promise<AuditHead | null> {
   return async () => {
     if (turn.ruleDecidesBehindLocks) throw new RuleDecidesBehindLocks();
     turn.leave = await deps.auditTurns.enter(workspaceId);
-    const written = deps.writtenAuditHeads.get(workspaceId, now);
+    // The turn did not come in time: the ask queues on the database's audit lock instead.
+    if (!turn.leave) throw new RuleDecidesBehindLocks();
+    // With a head read before the turn, the entry this node wrote since is newer, even while its guesses are not trusted.
+    const written = read === undefined ? deps.writtenAuditHeads.get(workspaceId, now) : deps.writtenAuditHeads.latest(workspaceId);
     turn.guessed = written !== undefined && (!read || written.seq > read.seq);
     turn.head = turn.guessed ? written! : read !== undefined ? read : await readAuditHead(deps, workspaceId);
     return turn.head;
@@ -297,7 +304,7 @@ async function writeIfUnchanged(
 ): Promise<Changes | "stale" | "contended"> {
   const rows = await deps.prisma.$queryRaw<ChangeRow[]>`
     SELECT * FROM tollgate_open_approval_if_unchanged(${agent.workspaceId}, ${agent.agentKeyId}, ${facts.fingerprint}, ${head?.seq ?? null}::int,
-      ${JSON.stringify(opening.approval)}::json, ${JSON.stringify(opening.traces)}::json, ${JSON.stringify(opening.notifications)}::json,
+      ${opening.approvalJson}::json, ${JSON.stringify(opening.traces)}::json, ${JSON.stringify(opening.notifications)}::json,
       ${opening.audit && JSON.stringify(opening.audit)}::json, ${now}::timestamp(3))`;
   const kind = rows[0]?.kind;
   // A head this node guessed and found taken says nothing of contention: WrittenAuditHeads.
@@ -323,28 +330,29 @@ async function readAuditHead(deps: ServiceDeps, workspaceId: string): Promise<Au
  * ends the request first (and this is refused) or waits and then cancels this
  * approval too.
  */
-function openBehindLocks(
+async function openBehindLocks(
   deps: ServiceDeps,
   agent: AgentPrincipal,
   input: RequestApprovalInput,
   form: FormSchema | null,
   now: Date,
+  resumeUrl: string | null | undefined,
 ): Promise<{ opening: Opening; changes: Changes }> {
   const { workspaceId, agentKeyId } = agent;
-  const known = deps.gateFacts.get(workspaceId, input.requestId, agentKeyId);
-  return transact(deps, async (tx) => {
+  const { opening, changes, facts } = await transact(deps, async (tx) => {
     const [row] = await tx.$queryRaw<GateFactsRow[]>`
       SELECT * FROM tollgate_lock_request_for_approval(${workspaceId}, ${input.requestId}, ${agentKeyId})`;
     const facts = gateFactsOf(agent, row);
     // The audit entry chains to the head read behind the workspace's audit lock (lock order step 4).
     const opening = await gate(deps, tx, agent, input, form, facts, () => lockAuditHead(tx, workspaceId), now);
     const rows = await tx.$queryRaw<ChangeRow[]>`
-      SELECT * FROM tollgate_open_approval(${JSON.stringify(opening.approval)}::json, ${JSON.stringify(opening.traces)}::json,
+      SELECT * FROM tollgate_open_approval(${opening.approvalJson}::json, ${JSON.stringify(opening.traces)}::json,
         ${JSON.stringify(opening.notifications)}::json, ${opening.audit && JSON.stringify(opening.audit)}::json, ${now}::timestamp(3))`;
-    // The next ask on the request is the write alone (openOnRememberedFacts), which checks the facts again.
-    deps.gateFacts.remember(workspaceId, input.requestId, agentKeyId, { ...facts!, resumeUrl: known?.resumeUrl });
-    return { opening, changes: changesOf(rows) };
+    return { opening, changes: changesOf(rows), facts: facts! };
   });
+  // The next ask on the request is the write alone (openOnRememberedFacts), which checks the facts again.
+  deps.gateFacts.remember(workspaceId, input.requestId, agentKeyId, { ...facts, resumeUrl });
+  return { opening, changes };
 }
 
 /**
@@ -412,9 +420,11 @@ async function gate(
   };
   const requested = { type: "approval.requested", data: { approvalId: asked.id, args: input.args, policy: rule?.name ?? null } };
   if (gated.kind !== "require") {
+    // The head first: asking for it may send the call behind the locks (headInTurn), before a receipt is signed for nothing.
+    const head = await auditHead();
     const decided = await policyDecision(deps, { ...asked, agent: request.agent }, gated.rule, gated.kind, gated.message, now);
-    const [audit] = deps.audit.chainAfter(await auditHead(), workspaceId, [decided.audit], now);
-    return { approval: decided.approval, traces: [requested, decided.trace], notifications: [], audit: audit! };
+    const [audit] = deps.audit.chainAfter(head, workspaceId, [decided.audit], now);
+    return { approval: decided.approval, approvalJson: JSON.stringify(decided.approval), traces: [requested, decided.trace], notifications: [], audit: audit! };
   }
   const expiresAt = gated.timeoutMs ? new Date(now.getTime() + gated.timeoutMs) : null;
   const route = (rule ? rule.route : request.defaultRoute) as Route | null;
@@ -442,7 +452,7 @@ async function gate(
     { workspaceId, approvalId: approval.id, reason: "REQUESTED", level: 0, ...(route?.channels ? { channels: route.channels } : {}), channelVersion: request.channelVersion },
     now,
   );
-  return { approval, traces: [requested], notifications, audit: null };
+  return { approval, approvalJson: JSON.stringify(approval), traces: [requested], notifications, audit: null };
 }
 
 /**

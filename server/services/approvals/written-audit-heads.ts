@@ -1,11 +1,12 @@
 // The audit entry this node last wrote in each workspace, once committed. A
-// rule's decision on remembered facts (GateFactsCache) chains to it instead of
-// reading the head first: on a node that writes a workspace's entries it is
-// the head, and the write checks behind the audit lock that it still is (by
-// seq and hash: tollgate_audit_head_is) and answers 'contended' when it is
-// not. The head is then read and the ask made again, and for ten seconds this
-// node reads the workspace's head rather than guess it (another node, or
-// another writer, is moving it).
+// decision on an approval this node opened (OpenedApprovals), and a rule's
+// decision on remembered facts (GateFactsCache), chain to it instead of
+// reading the head first: on a node that writes a workspace's entries (in
+// turns: AuditTurns) it is the head, and the write checks behind the audit
+// lock that it still is (by seq and hash: tollgate_audit_head_is) and answers
+// 'contended' when it is not. The head is then read and the call made again,
+// and for ten seconds this node reads the workspace's head rather than guess
+// it (another node, or another writer, is moving it).
 import { LRUCache } from "lru-cache";
 import type { AuditHead } from "../audit.ts";
 
@@ -23,6 +24,11 @@ export class WrittenAuditHeads {
       if (until > now.getTime()) return undefined;
       this.#missedUntil.delete(workspaceId);
     }
+    return this.#heads.get(workspaceId);
+  }
+
+  /** The entry this node last wrote in the workspace, even while its guesses are not trusted: newer than a head read before it, or not. */
+  latest(workspaceId: string): AuditHead | undefined {
     return this.#heads.get(workspaceId);
   }
 
