@@ -13,6 +13,10 @@
 //   3. Tasks, in id order (refreshTaskStatuses; a follow-on request's task).
 //   4. The workspace's audit chain head (an advisory lock taken by the append).
 //
+// Before all of them, in the node itself: its turn at the workspace's audit
+// chain (AuditTurns), taken by a decision or an ask a rule decides before its
+// one statement, never inside a transaction, and left when that statement is done.
+//
 // Every lock is FOR NO KEY UPDATE, not FOR UPDATE: inserting a row that
 // refers to a locked one (an approval to its request, a request to its
 // task) takes a key-share lock on it, which FOR UPDATE conflicts with, so
