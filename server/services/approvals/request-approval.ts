@@ -163,9 +163,9 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
  * (writeIfUnchanged). Facts this node read for an earlier ask on the request
  * with the same key are used without reading them: openOnRememberedFacts.
  * A rule's decision is written in this node's turn at the workspace's audit
- * chain (headInTurn). Null when the facts changed meanwhile, or when another entry took the audit
- * head a rule's decision was chained to (and the workspace then asks behind
- * the locks for a while: AuditHeadContention).
+ * chain (headInTurn). Null when the facts changed meanwhile, or when another
+ * entry took the audit head a rule's decision was chained to (and the
+ * workspace then asks behind the locks for a while: AuditHeadContention).
  */
 async function openIfUnchanged(
   deps: ServiceDeps,
