@@ -40,6 +40,16 @@ async function status(id: string) {
   return row?.status;
 }
 
+/** The approval ended once: its chain runs again, one trace and one audit entry of the decision, and the audit chain holds. */
+async function endedOnce(approvalId: string, requestIds: string[]) {
+  expect(await db.prisma.request.findMany({ where: { id: { in: requestIds } }, select: { status: true, pendingApprovals: true } })).toEqual(
+    requestIds.map(() => ({ status: "RUNNING", pendingApprovals: 0 })),
+  );
+  expect(await db.prisma.traceEvent.count({ where: { type: "approval.decided", data: { path: ["approvalId"], equals: approvalId } } })).toBe(1);
+  expect(await db.prisma.auditEntry.count({ where: { subjectId: approvalId, action: "approval.decided" } })).toBe(1);
+  expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
+}
+
 /**
  * Runs `meanwhile` once the first raw statement whose SQL contains `readsFrom`
  * (a use case's unlocked read) has returned, before the use case goes on: the
@@ -585,15 +595,6 @@ describe("approval.decide when something changes between its read and its write"
     return { operator, approvalId, root, leaf };
   }
 
-  async function endedOnce(approvalId: string, requestIds: string[]) {
-    expect(await db.prisma.request.findMany({ where: { id: { in: requestIds } }, select: { status: true, pendingApprovals: true } })).toEqual(
-      requestIds.map(() => ({ status: "RUNNING", pendingApprovals: 0 })),
-    );
-    expect(await db.prisma.traceEvent.count({ where: { type: "approval.decided", data: { path: ["approvalId"], equals: approvalId } } })).toBe(1);
-    expect(await db.prisma.auditEntry.count({ where: { subjectId: approvalId, action: "approval.decided" } })).toBe(1);
-    expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
-  }
-
   /** An operator on another node: this node's decisions in a workspace take turns (AuditTurns), another node's do not wait for them. */
   async function operatorOnAnotherNode() {
     const otherDeps = createServiceDeps(db.prisma, app.bus);
@@ -717,13 +718,8 @@ describe("approval.decide as one statement, on the node that opened the approval
     const approval = await db.prisma.approval.findUniqueOrThrow({ where: { id: approvalId } });
     expect(approval).toMatchObject({ status: "APPROVED", decisionAction: "edit", decidedBy: "admin@example.com", approvedArgs: { to: "a@example.com", body: "hello" } });
     expect(claimsOf(approval.receipt!)).toMatchObject({ sub: approvalId, ws: app.workspaceId, req: leaf.requestId, agent: "mailer", tool: "send_email" });
-    expect(await db.prisma.request.findMany({ where: { id: { in: [root.requestId, leaf.requestId] } }, select: { status: true, pendingApprovals: true } })).toEqual([
-      { status: "RUNNING", pendingApprovals: 0 },
-      { status: "RUNNING", pendingApprovals: 0 },
-    ]);
     expect(await db.prisma.decisionDelivery.findMany({ where: { approvalId }, select: { url: true } })).toEqual([{ url: "https://hooks.example.com/resume" }]);
-    expect(await db.prisma.traceEvent.count({ where: { requestId: leaf.requestId, type: "approval.decided", data: { path: ["approvalId"], equals: approvalId } } })).toBe(1);
-    expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
+    await endedOnce(approvalId, [root.requestId, leaf.requestId]);
   });
 
   it("an approval with large arguments is not kept: its decision reads it", async () => {
