@@ -135,6 +135,39 @@ describe.skipIf(TEST_TARGET !== "postgres")("lock order (PostgreSQL)", () => {
     expect(found).toBe(0);
   });
 
+  it("lock order: two batches of decisions over the same two call chains, named in opposite orders, never deadlock (the SQL, called directly)", async () => {
+    const agent = agentCaller(app.deps);
+    const { sessionId } = await agent.session.open({});
+    const chains = [await agent.request.begin({ sessionId, agent: "mailer" }), await agent.request.begin({ sessionId, agent: "texter" })];
+    const approvalIds: string[] = [];
+    for (const chain of chains) approvalIds.push((await agent.approval.request({ requestId: chain.requestId, tool: "send", args: {} })).approvalId);
+    const ending = { status: "APPROVED", decisionAction: "approve", decisionMessage: null, approvedArgs: {}, decidedBy: "t", decidedById: null, deciderKind: "operator", receipt: null };
+    // Chained to a head that is not the workspace's: each batch takes every lock, then finds the head taken and writes nothing, so the rounds race the same rows.
+    const batch = (ids: string[]) =>
+      JSON.stringify(
+        ids.map((id, index) => ({
+          approvalId: id,
+          ending,
+          delivery: null,
+          trace: {},
+          audit: { workspaceId: app.workspaceId, seq: 1_000_000 + index, actorType: "system", actorId: "t", actorLabel: "t", action: "approval.decided", subjectType: "approval", subjectId: id, data: null, prevHash: "p", hash: `h${index}`, macVersion: 1, createdAt: new Date() },
+          now: new Date(),
+        })),
+      );
+    const found = await deadlocksDuring(url, async (deps) => {
+      for (let round = 0; round < 10 * ROUNDS; round++) {
+        const written = await Promise.all(
+          [approvalIds, [...approvalIds].reverse()].map((ids) =>
+            deps.prisma.$queryRaw<{ kind: string }[]>`SELECT kind FROM tollgate_finish_approvals_if_unchanged(${app.workspaceId}, ${999_999}::int, ${batch(ids)}::json)`,
+          ),
+        );
+        expect(written).toEqual([[{ kind: "contended" }], [{ kind: "contended" }]]);
+      }
+    });
+    expect(found).toBe(0);
+    expect(await app.deps.prisma.approval.count({ where: { id: { in: approvalIds }, status: "PENDING" } })).toBe(2);
+  });
+
   it("lock order: siblings in one task ending at once (in one statement each) never deadlock, and the task ends", async () => {
     const setup = agentCaller(app.deps);
     const { sessionId } = await setup.session.open({});

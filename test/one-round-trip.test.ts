@@ -8,9 +8,10 @@ import type { RunStatus } from "../server/domain/lifecycle.ts";
 import { newId } from "../server/domain/ids.ts";
 import { verifyAudit } from "../server/services/audit.ts";
 import { GateFactsCache } from "../server/services/approvals/gate-facts-cache.ts";
-import { readApprovalBeforeEnding } from "../server/services/approvals/finish-approval.ts";
+import { finishQueuedApprovals, readApprovalBeforeEnding } from "../server/services/approvals/finish-approval.ts";
 import { createServiceDeps } from "../server/services/deps.ts";
 import { AuditTurns } from "../server/services/approvals/audit-turns.ts";
+import { DecisionBatches } from "../server/services/approvals/decision-batches.ts";
 import { AGENT_KEY, agentCaller, callerWith, operatorCaller, TEST_TARGET, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
 
 let db: TestDatabase;
@@ -779,6 +780,7 @@ describe("decisions at once on one node", () => {
     await agent.approval.request({ requestId: begun.requestId, tool: "lookup_warm", args: {} });
     // A writer holds the workspace's turn and never leaves it (stuck on the database, say).
     app.deps.auditTurns = new AuditTurns({ waitMs: 20 });
+    app.deps.decisionBatches = new DecisionBatches(app.deps.auditTurns, (workspaceId, queued) => finishQueuedApprovals(app.deps, workspaceId, queued));
     const leave = await app.deps.auditTurns.enter(app.workspaceId);
     expect(leave).toBeDefined();
 
@@ -811,25 +813,133 @@ describe("decisions at once on one node", () => {
     expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
   });
 
-  it("take turns at the workspace's audit chain: each is one statement chained to the entry before it, and none finds the head taken", async () => {
+});
+
+describe("decisions queued for the audit turn, written together", () => {
+  /** Approvals asked on this node (it opened them), after one decision made here: it knows the workspace's audit head. */
+  async function openedApprovals(title: string, count: number) {
     const agent = agentCaller(app.deps);
     const operator = await operatorCaller(app.deps);
-    const { sessionId } = await agent.session.open({ title: "at once" });
+    const { sessionId } = await agent.session.open({ title });
     const begun = await agent.request.begin({ sessionId, agent: "mailer" });
     const first = await agent.approval.request({ requestId: begun.requestId, tool: "send_email", args: { n: 0 } });
     await operator.approval.decide({ approvalId: first.approvalId, action: "approve" });
     const approvalIds: string[] = [];
-    for (let n = 1; n <= 12; n++) approvalIds.push((await agent.approval.request({ requestId: begun.requestId, tool: "send_email", args: { n } })).approvalId);
-    await operator.approval.list({});
+    for (let n = 1; n <= count; n++) approvalIds.push((await agent.approval.request({ requestId: begun.requestId, tool: "send_email", args: { n } })).approvalId);
+    return { operator, begun, approvalIds };
+  }
+
+  /**
+   * Runs `decide` while a writer holds the workspace's turn, and leaves the
+   * turn once `queued` decisions wait for it: they are then one batch.
+   */
+  async function whileTheTurnIsHeld<T>(queued: number, decide: () => Promise<T>, meanwhile: () => Promise<unknown> = async () => undefined): Promise<T> {
+    const leave = await app.deps.auditTurns.enter(app.workspaceId);
+    const written = vi.spyOn(app.deps.decisionBatches, "write");
+    const decided = decide();
+    await vi.waitFor(() => expect(written).toHaveBeenCalledTimes(queued));
+    await meanwhile();
+    leave!();
+    return decided;
+  }
+
+  it("decisions that queue for the turn are one statement: chained one after another, no transaction, the chain un-paused once", async () => {
+    const { operator, begun, approvalIds } = await openedApprovals("at once", 12);
 
     const transactions = vi.spyOn(app.deps.prisma, "$transaction");
-    const { result, statements } = await db.countStatements(() => Promise.all(approvalIds.map((approvalId) => operator.approval.decide({ approvalId, action: "approve" }))));
+    const { result, statements } = await db.countStatements(() =>
+      whileTheTurnIsHeld(approvalIds.length, () => Promise.all(approvalIds.map((approvalId) => operator.approval.decide({ approvalId, action: "approve" })))),
+    );
     expect(result.map((decided) => decided.status)).toEqual(approvalIds.map(() => "APPROVED"));
-    expect(statements).toBe(approvalIds.length);
+    expect(statements).toBe(1);
     expect(transactions).not.toHaveBeenCalled();
-    expect(app.deps.auditHeadContention.contended(app.workspaceId, new Date())).toBe(false);
+    const stored = await db.prisma.approval.findMany({ where: { id: { in: approvalIds } } });
+    for (const decided of result) {
+      const row = stored.find((each) => each.id === decided.approvalId)!;
+      expect(decided.decision).toMatchObject({ decidedAt: row.decidedAt!.toISOString(), receipt: row.receipt });
+    }
+    const entries = await db.prisma.auditEntry.findMany({ where: { workspaceId: app.workspaceId, action: "approval.decided", subjectId: { in: approvalIds } }, orderBy: { seq: "asc" } });
+    expect(entries.map((entry) => entry.seq)).toEqual(entries.map((_, index) => entries[0]!.seq + index));
     expect(await db.prisma.request.findUniqueOrThrow({ where: { id: begun.requestId } })).toMatchObject({ status: "RUNNING", pendingApprovals: 0 });
+    expect(await db.prisma.traceEvent.count({ where: { requestId: begun.requestId, type: "approval.decided" } })).toBe(approvalIds.length + 1);
+    expect(app.deps.auditHeadContention.contended(app.workspaceId, new Date())).toBe(false);
     expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
+  });
+
+  it("one approval of the batch ended meanwhile: the batch writes nothing, and each decision is read and decided on its own", async () => {
+    const { operator, begun, approvalIds } = await openedApprovals("one ended meanwhile", 3);
+    const [first, ended, last] = approvalIds as [string, string, string];
+    const otherNode = createServiceDeps(db.prisma, app.bus);
+    await otherNode.receipts.ready();
+    const other = await operatorCaller(otherNode);
+
+    const results = await whileTheTurnIsHeld(
+      3,
+      () => Promise.allSettled(approvalIds.map((approvalId) => operator.approval.decide({ approvalId, action: "approve" }))),
+      () => other.approval.decide({ approvalId: ended, action: "reject", message: "not this one" }),
+    );
+    expect(results.map((each) => each.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ code: "CONFLICT" });
+    expect(await db.prisma.approval.findMany({ where: { id: { in: approvalIds } }, orderBy: { id: "asc" }, select: { id: true, status: true } })).toEqual(
+      [
+        { id: first, status: "APPROVED" },
+        { id: ended, status: "REJECTED" },
+        { id: last, status: "APPROVED" },
+      ].sort((a, b) => (a.id < b.id ? -1 : 1)),
+    );
+    for (const approvalId of approvalIds) await endedOnce(approvalId, [begun.requestId]);
+  });
+
+  it("an audit entry written meanwhile: the batch writes nothing, and each decision is chained after it on its own", async () => {
+    const { operator, begun, approvalIds } = await openedApprovals("the head moves under a batch", 3);
+    const otherNode = createServiceDeps(db.prisma, app.bus);
+    await otherNode.receipts.ready();
+    const other = await operatorCaller(otherNode);
+
+    const results = await whileTheTurnIsHeld(
+      3,
+      () => Promise.all(approvalIds.map((approvalId) => operator.approval.decide({ approvalId, action: "approve" }))),
+      () => other.agentKey.create({ name: "audited meanwhile" }),
+    );
+    expect(results.map((decided) => decided.status)).toEqual(["APPROVED", "APPROVED", "APPROVED"]);
+    const keyCreated = await db.prisma.auditEntry.findFirstOrThrow({ where: { workspaceId: app.workspaceId, action: "agent_key.created" }, orderBy: { seq: "desc" } });
+    const decided = await db.prisma.auditEntry.findMany({ where: { subjectId: { in: approvalIds } } });
+    expect(decided.every((entry) => entry.seq > keyCreated.seq)).toBe(true);
+    for (const approvalId of approvalIds) await endedOnce(approvalId, [begun.requestId]);
+  });
+
+  it("the batch's write itself refuses an ended approval, one named twice and an audit head another entry took, and writes nothing (the SQL, called directly)", async () => {
+    const { operator, begun, approvalIds } = await openedApprovals("refused batches", 2);
+    const head = async () => (await db.prisma.auditEntry.findFirstOrThrow({ where: { workspaceId: app.workspaceId }, orderBy: { seq: "desc" } })).seq;
+    const ending = { status: "APPROVED", decisionAction: "approve", decisionMessage: null, approvedArgs: {}, decidedBy: "t", decidedById: null, deciderKind: "operator", receipt: null };
+    const write = (ids: string[], seq: number) => {
+      const endings = ids.map((id, index) => ({
+        approvalId: id,
+        ending,
+        delivery: null,
+        trace: {},
+        audit: { workspaceId: app.workspaceId, seq: seq + 1 + index, actorType: "system", actorId: "t", actorLabel: "t", action: "approval.decided", subjectType: "approval", subjectId: id, data: null, prevHash: "p", hash: `h${index}`, macVersion: 1, createdAt: new Date() },
+        now: new Date(),
+      }));
+      return db.prisma.$queryRaw<{ kind: string; ending: number | null }[]>`
+        SELECT kind, ending FROM tollgate_finish_approvals_if_unchanged(${app.workspaceId}, ${seq}::int, ${JSON.stringify(endings)}::json)`;
+    };
+    const unchanged = async () => {
+      expect(await db.prisma.approval.findMany({ where: { id: { in: approvalIds } }, select: { status: true } })).toEqual([{ status: "PENDING" }, { status: "PENDING" }]);
+      expect(await db.prisma.request.findUniqueOrThrow({ where: { id: begun.requestId } })).toMatchObject({ status: "PAUSED", pendingApprovals: 2 });
+      expect(await db.prisma.auditEntry.count({ where: { subjectId: { in: approvalIds } } })).toBe(0);
+    };
+
+    // Chained to an entry that is not the head: its seq, but another hash.
+    expect(await write(approvalIds, await head())).toEqual([{ kind: "contended", ending: null }]);
+    expect(await write([approvalIds[0]!, approvalIds[0]!], await head())).toEqual([{ kind: "stale", ending: null }]);
+    expect(await write([approvalIds[0]!, "apr_nonexistent"], await head())).toEqual([{ kind: "stale", ending: null }]);
+    await unchanged();
+
+    await operator.approval.decide({ approvalId: approvalIds[1]!, action: "reject" });
+    expect(await write(approvalIds, await head())).toEqual([{ kind: "stale", ending: null }]);
+    expect(await db.prisma.approval.findUniqueOrThrow({ where: { id: approvalIds[0]! } })).toMatchObject({ status: "PENDING" });
+    expect(await db.prisma.auditEntry.count({ where: { subjectId: approvalIds[0]! } })).toBe(0);
   });
 });
 

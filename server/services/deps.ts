@@ -2,7 +2,7 @@
 // receipt signer.
 import type { Metrics } from "../observability/metrics.ts";
 import type { PrismaClient } from "../db/client.ts";
-import type { Prisma } from "../db/generated/client.ts";
+import type { Approval, Prisma } from "../db/generated/client.ts";
 import type { EventBus } from "../events/bus.ts";
 import { DecisionWaiters } from "../events/waiters.ts";
 import { createOutbound, type Outbound } from "../net/outbound.ts";
@@ -16,6 +16,9 @@ import { GateFactsCache } from "./approvals/gate-facts-cache.ts";
 import { WrittenAuditHeads } from "./approvals/written-audit-heads.ts";
 import { OpenedApprovals } from "./approvals/opened-approvals.ts";
 import { AuditTurns } from "./approvals/audit-turns.ts";
+import { DecisionBatches } from "./approvals/decision-batches.ts";
+import { finishQueuedApprovals, type QueuedEnding } from "./approvals/finish-approval.ts";
+import type { Changes } from "./cascade.ts";
 import { createLoginThrottle, type LoginThrottle } from "./login-throttle.ts";
 import { newPolicyCache, type PolicyCache } from "./policies/policy-cache.ts";
 import { ReceiptSigner } from "./receipts.ts";
@@ -41,6 +44,8 @@ export interface ServiceDeps {
   openedApprovals: OpenedApprovals;
   /** This node's writers of a workspace's audit chain take turns (decisions, asks a rule decides). */
   auditTurns: AuditTurns;
+  /** Decisions on approvals this node opened, written together when they queue for the audit turn. */
+  decisionBatches: DecisionBatches<QueuedEnding, { approval: Approval; changes: Changes }>;
   /** Signs the receipt of every decision that lets a tool run. */
   receipts: ReceiptSigner;
   /** Counts failed logins per account and address; shared through Redis when the server has it. */
@@ -90,6 +95,7 @@ export function createServiceDeps(
   // Without a server's secret (tests, scripts): one generated secret for the
   // whole process, so every signer and audit log in it agree.
   const secret = options.secret ?? (processSecret ??= generateSecret());
+  const auditTurns = new AuditTurns();
   const deps: ServiceDeps = {
     prisma,
     bus,
@@ -103,7 +109,8 @@ export function createServiceDeps(
     gateFacts: new GateFactsCache(),
     writtenAuditHeads: new WrittenAuditHeads(),
     openedApprovals: new OpenedApprovals(),
-    auditTurns: new AuditTurns(),
+    auditTurns,
+    decisionBatches: new DecisionBatches(auditTurns, (workspaceId, queued) => finishQueuedApprovals(deps, workspaceId, queued)),
     receipts:
       options.receipts ??
       new ReceiptSigner({ prisma, secret, issuer: "http://localhost:3000", now: () => deps.now() }),

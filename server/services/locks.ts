@@ -33,7 +33,10 @@
 // takes the chain, then the audit lock for a rule's decision
 // (server/services/approvals/request-approval.ts);
 // tollgate_finish_approval_if_unchanged takes the chain, the approval, the
-// chain's tasks, then the audit lock (decide-approval.ts).
+// chain's tasks, then the audit lock (decide-approval.ts). Decisions written
+// together (tollgate_finish_approvals_if_unchanged, DecisionBatches) take
+// every chain of the batch in one statement, then every approval, then every
+// task, then the audit lock: never one decision's locks after another's.
 // PGlite runs one transaction at a time and never waits; the order matters on
 // PostgreSQL, where test/lock-order.test.ts races the use cases in pairs.
 import type { AgentPrincipal } from "../domain/principal.ts";

@@ -29,6 +29,7 @@ import {
   type ApprovalWithAgent,
   type Ending,
 } from "./finish-approval.ts";
+import type { NotWritten } from "./decision-batches.ts";
 import { assertMayRemember, rememberDecision, type RememberInput } from "./remember-decision.ts";
 
 export interface DecideInput extends DecisionInput {
@@ -102,23 +103,25 @@ function checkDecision(operator: OperatorPrincipal, approval: Approval, input: D
 }
 
 /**
- * The two-statement path (readApprovalBeforeEnding, finishApprovalIfUnchanged),
- * or the write alone when this node opened the approval and wrote the
- * workspace's last audit entry (decideOnOpenedApproval), in this node's turn
- * at the workspace's audit chain (AuditTurns). Null when it does
- * not apply: a rule to remember (written in the decision's transaction), a
- * quorum, an approval no longer pending (the locked path answers a repeat or
- * a conflict), a workspace whose audit head is contended, a turn that did not
- * come in time, or a change between the read and the write.
+ * The decision without a transaction, in this node's turn at the workspace's
+ * audit chain (AuditTurns): on an approval this node opened, the write alone
+ * (decideOnOpenedApproval), written with the other decisions queued for the
+ * turn; otherwise two statements (readApprovalBeforeEnding,
+ * finishApprovalIfUnchanged). Null when it does not apply: a rule to remember
+ * (written in the decision's transaction), a quorum, an approval no longer
+ * pending (the locked path answers a repeat or a conflict), a workspace whose
+ * audit head is contended, a turn that did not come in time, or a change
+ * between the read and the write.
  */
 async function decideIfUnchanged(deps: ServiceDeps, operator: OperatorPrincipal, input: DecideInput, actor: Actor, now: Date): Promise<DecisionOutcome | null> {
   if (input.remember || deps.auditHeadContention.contended(operator.workspaceId, now)) return null;
-  const leave = await deps.auditTurns.enter(operator.workspaceId);
+  const decided = await decideOnOpenedApproval(deps, operator, input, actor, now);
   // The turn did not come in time: the decision queues on the database's audit lock instead.
+  if (decided === "turn missed") return null;
+  if (decided !== "read it") return decided;
+  const leave = await deps.auditTurns.enter(operator.workspaceId);
   if (!leave) return null;
   try {
-    const decided = await decideOnOpenedApproval(deps, operator, input, actor, now);
-    if (decided !== "read it") return decided;
     const read = await readApprovalBeforeEnding(deps, operator.workspaceId, input.approvalId);
     if (!read) throw notFound("approval", input.approvalId);
     if (read.approval.status !== "PENDING" || read.approval.requiredApprovals > 1) return null;
@@ -135,11 +138,12 @@ async function decideIfUnchanged(deps: ServiceDeps, operator: OperatorPrincipal,
 /**
  * The decision as one statement: the approval as this node opened it
  * (OpenedApprovals), chained to the audit entry this node last wrote in the
- * workspace (WrittenAuditHeads), and the write, which finds behind the locks
- * that the approval is still pending and that entry still the head. "read it"
- * when the node knows either not, or the write found the approval ended or
- * the head taken (the head is then read for a while: WrittenAuditHeads), and
- * when the decision would be refused.
+ * workspace (WrittenAuditHeads) or to the decision queued before it in the
+ * same statement (DecisionBatches), and the write, which finds behind the
+ * locks that the approvals are still pending and that entry still the head.
+ * "read it" when the node knows either not, or the write found an approval
+ * ended or the head taken (the head is then read for a while:
+ * WrittenAuditHeads), and when the decision would be refused.
  */
 async function decideOnOpenedApproval(
   deps: ServiceDeps,
@@ -147,11 +151,10 @@ async function decideOnOpenedApproval(
   input: DecideInput,
   actor: Actor,
   now: Date,
-): Promise<DecisionOutcome | "read it"> {
+): Promise<DecisionOutcome | NotWritten> {
   const { workspaceId } = operator;
   const opened = deps.openedApprovals.take(workspaceId, input.approvalId);
-  const head = opened && deps.writtenAuditHeads.get(workspaceId, now);
-  if (!opened || head === undefined) return "read it";
+  if (!opened) return "read it";
   // A refusal is made on the approval as read, which also knows whether it has ended meanwhile.
   try {
     checkDecision(operator, opened.approval, input);
@@ -159,9 +162,7 @@ async function decideOnOpenedApproval(
     if (error instanceof DomainError) return "read it";
     throw error;
   }
-  const finished = await withRetries(() => finishApprovalIfUnchanged(deps, { ...opened, auditHead: head }, operatorEnding(operator, input), actor, now));
-  if (finished === "contended") deps.writtenAuditHeads.missed(workspaceId, now);
-  return typeof finished === "string" ? "read it" : finished;
+  return deps.decisionBatches.write(workspaceId, { opened, ending: operatorEnding(operator, input), actor, now });
 }
 
 /** The decision in one transaction, every lock taken and the approval read behind them in its first statement. */

@@ -8,6 +8,7 @@ import { changesOf, type ChangeRow, type Changes } from "../cascade.ts";
 import type { ServiceDeps, Tx } from "../deps.ts";
 import { FUNCTION_APPROVAL_COLUMNS, splitApprovalRow, type ApprovalRow } from "./approval-row.ts";
 import type { ReceiptSubject } from "../receipts.ts";
+import { withRetries } from "../transaction.ts";
 
 /** What a receipt states, with the approval named by its row's own id. */
 type DecisionToSign = Omit<ReceiptSubject, "approvalId"> & { id: string };
@@ -243,4 +244,49 @@ export async function finishApprovalIfUnchanged(
   // The statement was its own transaction: the audit entry is committed.
   deps.writtenAuditHeads.written(approval.workspaceId, write.audit);
   return endedWith(approval, write, rows);
+}
+
+/** A decision on an approval this node opened, queued to be written with the others in its workspace (DecisionBatches). */
+export interface QueuedEnding {
+  opened: { approval: ApprovalWithAgent; resumeUrl: string | null };
+  ending: Ending;
+  actor: Actor;
+  now: Date;
+}
+
+/**
+ * Decisions queued in the workspace's turn, in one statement
+ * (tollgate_finish_approvals_if_unchanged): their audit entries chained one
+ * after another to the entry this node last wrote (WrittenAuditHeads), and
+ * all written behind the locks when every approval is still pending and that
+ * entry still the head. "read it" when this node does not know the head or
+ * the write found either changed (nothing was written; each decision then
+ * reads its approval and the head).
+ */
+export async function finishQueuedApprovals(deps: ServiceDeps, workspaceId: string, queued: QueuedEnding[]): Promise<{ approval: Approval; changes: Changes }[] | "read it"> {
+  const head = deps.writtenAuditHeads.get(workspaceId, deps.now());
+  if (head === undefined) return "read it";
+  const writes: EndingWrite[] = [];
+  let chainedTo: AuditHead = head;
+  for (const each of queued) {
+    const write = await endingWrite(deps, each.opened, chainedTo, each.ending, each.actor, each.now);
+    writes.push(write);
+    chainedTo = write.audit;
+  }
+  const endings = JSON.stringify(
+    queued.map((each, index) => {
+      const { written, delivery, trace, audit } = writes[index]!;
+      return { approvalId: each.opened.approval.id, ending: written, delivery, trace, audit, now: each.now };
+    }),
+  );
+  // A transaction of its own, retried like one on a deadlock or serialization failure.
+  const rows = await withRetries(
+    () => deps.prisma.$queryRaw<(ChangeRow & { ending: number | null })[]>`
+      SELECT * FROM tollgate_finish_approvals_if_unchanged(${workspaceId}, ${head.seq}::int, ${endings}::json)`,
+  );
+  const kind = rows[0]?.kind;
+  if (kind === "contended") deps.writtenAuditHeads.missed(workspaceId, deps.now());
+  if (kind !== "approval") return "read it";
+  deps.writtenAuditHeads.written(workspaceId, chainedTo);
+  return queued.map((each, index) => endedWith(each.opened.approval, writes[index]!, rows.filter((row) => row.ending === index)));
 }
