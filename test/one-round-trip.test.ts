@@ -876,7 +876,12 @@ describe("decisions queued for the audit turn, written together", () => {
     const results = await whileTheTurnIsHeld(
       3,
       () => Promise.allSettled(approvalIds.map((approvalId) => operator.approval.decide({ approvalId, action: "approve" }))),
-      () => other.approval.decide({ approvalId: ended, action: "reject", message: "not this one" }),
+      async () => {
+        await other.approval.decide({ approvalId: ended, action: "reject", message: "not this one" });
+        // And this node has since written the entry after it (an ask a rule decided, say): the head it chains the batch to is the head.
+        const head = await db.prisma.auditEntry.findFirstOrThrow({ where: { workspaceId: app.workspaceId }, orderBy: { seq: "desc" } });
+        app.deps.writtenAuditHeads.written(app.workspaceId, head);
+      },
     );
     expect(results.map((each) => each.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
     expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ code: "CONFLICT" });
@@ -888,6 +893,50 @@ describe("decisions queued for the audit turn, written together", () => {
       ].sort((a, b) => (a.id < b.id ? -1 : 1)),
     );
     for (const approvalId of approvalIds) await endedOnce(approvalId, [begun.requestId]);
+    // Found stale, not contended: this node still chains to the head it knows.
+    expect(app.deps.writtenAuditHeads.get(app.workspaceId, new Date())).toBeDefined();
+  });
+
+  it("a batch stuck on the database: a decision queued behind it goes behind the locks when the turn's wait is over, and the stuck one is decided after", async () => {
+    const { operator, begun, approvalIds } = await openedApprovals("a stuck batch", 2);
+    const [stuck, behind] = approvalIds as [string, string];
+    let unstick!: () => void;
+    const stuckUntil = new Promise<void>((resolve) => (unstick = resolve));
+    let isStuck!: () => void;
+    const stuckNow = new Promise<void>((resolve) => (isStuck = resolve));
+    app.deps.auditTurns = new AuditTurns({ waitMs: 50 });
+    app.deps.decisionBatches = new DecisionBatches(app.deps.auditTurns, async (workspaceId, queued) => {
+      if (queued.some((each) => each.opened.approval.id === stuck)) {
+        isStuck();
+        await stuckUntil;
+      }
+      return finishQueuedApprovals(app.deps, workspaceId, queued);
+    });
+
+    const stuckDecision = operator.approval.decide({ approvalId: stuck, action: "approve" });
+    await stuckNow;
+    const transactions = vi.spyOn(app.deps.prisma, "$transaction");
+    expect(await operator.approval.decide({ approvalId: behind, action: "approve" })).toMatchObject({ status: "APPROVED" });
+    expect(transactions).toHaveBeenCalledTimes(1);
+    unstick();
+    expect(await stuckDecision).toMatchObject({ status: "APPROVED" });
+    for (const approvalId of approvalIds) await endedOnce(approvalId, [begun.requestId]);
+  });
+
+  it("a batch whose write fails: each of its decisions is decided on its own, and only a decision alone gets the error", async () => {
+    const { operator, begun, approvalIds } = await openedApprovals("a failing batch", 3);
+    app.deps.decisionBatches = new DecisionBatches(app.deps.auditTurns, async (workspaceId, queued) => {
+      if (queued.length > 1 || queued[0]!.opened.approval.id === approvalIds[2]) throw new Error("the batch's write failed");
+      return finishQueuedApprovals(app.deps, workspaceId, queued);
+    });
+
+    const results = await whileTheTurnIsHeld(2, () => Promise.all(approvalIds.slice(0, 2).map((approvalId) => operator.approval.decide({ approvalId, action: "approve" }))));
+    expect(results.map((decided) => decided.status)).toEqual(["APPROVED", "APPROVED"]);
+    await expect(operator.approval.decide({ approvalId: approvalIds[2]!, action: "approve" })).rejects.toThrow("the batch's write failed");
+    expect(await db.prisma.approval.findMany({ where: { id: { in: approvalIds } }, orderBy: { createdAt: "asc" }, select: { status: true } })).toEqual([{ status: "APPROVED" }, { status: "APPROVED" }, { status: "PENDING" }]);
+    expect(await db.prisma.request.findUniqueOrThrow({ where: { id: begun.requestId } })).toMatchObject({ status: "PAUSED", pendingApprovals: 1 });
+    expect(await db.prisma.auditEntry.count({ where: { subjectId: { in: approvalIds }, action: "approval.decided" } })).toBe(2);
+    expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
   });
 
   it("an audit entry written meanwhile: the batch writes nothing, and each decision is chained after it on its own", async () => {
@@ -908,7 +957,7 @@ describe("decisions queued for the audit turn, written together", () => {
     for (const approvalId of approvalIds) await endedOnce(approvalId, [begun.requestId]);
   });
 
-  it("the batch's write itself refuses an ended approval, one named twice and an audit head another entry took, and writes nothing (the SQL, called directly)", async () => {
+  it("the batch's write itself refuses an ended approval, one named twice, none, and an audit head another entry took, and writes nothing (the SQL, called directly)", async () => {
     const { operator, begun, approvalIds } = await openedApprovals("refused batches", 2);
     const head = async () => (await db.prisma.auditEntry.findFirstOrThrow({ where: { workspaceId: app.workspaceId }, orderBy: { seq: "desc" } })).seq;
     const ending = { status: "APPROVED", decisionAction: "approve", decisionMessage: null, approvedArgs: {}, decidedBy: "t", decidedById: null, deciderKind: "operator", receipt: null };
@@ -934,6 +983,7 @@ describe("decisions queued for the audit turn, written together", () => {
     expect(await write(approvalIds, await head())).toEqual([{ kind: "contended", ending: null }]);
     expect(await write([approvalIds[0]!, approvalIds[0]!], await head())).toEqual([{ kind: "stale", ending: null }]);
     expect(await write([approvalIds[0]!, "apr_nonexistent"], await head())).toEqual([{ kind: "stale", ending: null }]);
+    expect(await write([], await head())).toEqual([{ kind: "stale", ending: null }]);
     await unchanged();
 
     await operator.approval.decide({ approvalId: approvalIds[1]!, action: "reject" });

@@ -37,12 +37,13 @@ BEGIN
 
   -- 2. Step 2: the approvals, in id order, each still pending behind its lock.
   --    Nothing else a decision was checked against changes while an approval
-  --    is pending. One gone or ended (or named twice) ends the batch unwritten.
+  --    is pending. One gone or ended (or named twice), or none named, ends the
+  --    batch unwritten.
   SELECT count(*) FILTER (WHERE locked.status = 'PENDING') INTO pending_count FROM (
     SELECT a.status FROM "Approval" a WHERE a.id = ANY(approval_ids) AND a."workspaceId" = p_workspace_id
     ORDER BY a.id FOR NO KEY UPDATE
   ) locked;
-  IF pending_count <> cardinality(approval_ids) THEN
+  IF coalesce(cardinality(approval_ids), 0) = 0 OR pending_count <> cardinality(approval_ids) THEN
     RETURN QUERY SELECT NULL::integer, 'stale'::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::"RunStatus";
     RETURN;
   END IF;
@@ -60,7 +61,7 @@ BEGIN
   -- 5. Each ending in the audit chain's order, with everything that changes
   --    with it (the array is parsed once: json is text, and each -> on it
   --    would parse it again).
-  FOR item, i IN SELECT e.value, (e.ordinality - 1)::integer FROM json_array_elements(p_endings) WITH ORDINALITY e LOOP
+  FOR item, i IN SELECT e.value, (e.ordinality - 1)::integer FROM json_array_elements(p_endings) WITH ORDINALITY e ORDER BY e.ordinality LOOP
     RETURN QUERY SELECT i, f.kind, f.id, f.task_id, f.session_id, f.workspace_id, f.status
       FROM tollgate_finish_approval(
         item->>'approvalId',

@@ -19,8 +19,11 @@ const DEFAULT_WAIT_MS = 5_000;
 export class AuditTurns {
   // Every writer waits its turn: a burst of decisions queues here, not in the database.
   readonly #lock: AsyncLock;
+  /** How long a writer waits for its turn before it goes behind the locks instead. */
+  readonly waitMs: number;
 
   constructor({ waitMs = DEFAULT_WAIT_MS }: { waitMs?: number } = {}) {
+    this.waitMs = waitMs;
     this.#lock = new AsyncLock({ maxPending: Number.POSITIVE_INFINITY, timeout: waitMs });
   }
 

@@ -154,7 +154,8 @@ async function decideOnOpenedApproval(
 ): Promise<DecisionOutcome | NotWritten> {
   const { workspaceId } = operator;
   const opened = deps.openedApprovals.take(workspaceId, input.approvalId);
-  if (!opened) return "read it";
+  // Without the head this node wrote, the batch would not be written: read at once rather than after a turn.
+  if (!opened || deps.writtenAuditHeads.get(workspaceId, now) === undefined) return "read it";
   // A refusal is made on the approval as read, which also knows whether it has ended meanwhile.
   try {
     checkDecision(operator, opened.approval, input);

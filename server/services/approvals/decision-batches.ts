@@ -18,6 +18,8 @@ interface Queued<Item, Written> {
   item: Item;
   settle: (outcome: Written | NotWritten) => void;
   fail: (error: unknown) => void;
+  /** Settles "turn missed" if the decision is still queued when the turn's wait is over. */
+  deadline: NodeJS.Timeout;
 }
 
 /**
@@ -38,19 +40,31 @@ export class DecisionBatches<Item, Written> {
   /**
    * Queues a decision and resolves with what its batch wrote for it;
    * "read it" when the batch could not be written as chained (an approval
-   * ended meanwhile, the head was taken, this node does not know the head),
-   * "turn missed" when the turn did not come in time.
+   * ended meanwhile, the head was taken, this node does not know the head, the
+   * write failed for one of several), "turn missed" when no turn came for it
+   * within the turn's wait (the writer before is stuck on the database, say).
    */
   write(workspaceId: string, item: Item): Promise<Written | NotWritten> {
     return new Promise((settle, fail) => {
-      const queue = this.#queues.get(workspaceId);
-      if (queue) {
-        queue.push({ item, settle, fail });
-        return;
+      let queue = this.#queues.get(workspaceId);
+      const starts = !queue;
+      queue ??= [];
+      const queued: Queued<Item, Written> = {
+        item,
+        settle,
+        fail,
+        deadline: setTimeout(() => {
+          const at = queue.indexOf(queued);
+          if (at < 0) return;
+          queue.splice(at, 1);
+          settle("turn missed");
+        }, this.turns.waitMs).unref(),
+      };
+      queue.push(queued);
+      if (starts) {
+        this.#queues.set(workspaceId, queue);
+        void this.#writeInTurns(workspaceId, queue);
       }
-      const started = [{ item, settle, fail }];
-      this.#queues.set(workspaceId, started);
-      void this.#writeInTurns(workspaceId, started);
     });
   }
 
@@ -58,7 +72,13 @@ export class DecisionBatches<Item, Written> {
   async #writeInTurns(workspaceId: string, queue: Queued<Item, Written>[]): Promise<void> {
     while (queue.length > 0) {
       const leave = await this.turns.enter(workspaceId);
-      const batch = queue.splice(0, MAX_BATCH);
+      const batch = queue.splice(0, leave ? MAX_BATCH : queue.length);
+      for (const each of batch) clearTimeout(each.deadline);
+      if (batch.length === 0) {
+        // Every decision queued went behind the locks while this writer waited.
+        leave?.();
+        continue;
+      }
       if (!leave) {
         for (const each of batch) each.settle("turn missed");
         continue;
@@ -67,7 +87,9 @@ export class DecisionBatches<Item, Written> {
         const written = await this.writeBatch(workspaceId, batch.map((each) => each.item));
         batch.forEach((each, index) => each.settle(written === "read it" ? "read it" : written[index]!));
       } catch (error) {
-        for (const each of batch) each.fail(error);
+        // One decision's failure (its receipt, say) is not the others': each is then decided on its own.
+        if (batch.length === 1) batch[0]!.fail(error);
+        else for (const each of batch) each.settle("read it");
       } finally {
         leave();
       }
