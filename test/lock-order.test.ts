@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PrismaClient } from "../server/db/generated/client.ts";
 import { EventBus } from "../server/events/bus.ts";
 import { createServiceDeps, type ServiceDeps } from "../server/services/deps.ts";
+import { unchainedEndings } from "./unchained-endings.ts";
 import { agentCaller, operatorCaller, TEST_TARGET, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
 
 let db: TestDatabase;
@@ -141,19 +142,8 @@ describe.skipIf(TEST_TARGET !== "postgres")("lock order (PostgreSQL)", () => {
     const chains = [await agent.request.begin({ sessionId, agent: "mailer" }), await agent.request.begin({ sessionId, agent: "texter" })];
     const approvalIds: string[] = [];
     for (const chain of chains) approvalIds.push((await agent.approval.request({ requestId: chain.requestId, tool: "send", args: {} })).approvalId);
-    const ending = { status: "APPROVED", decisionAction: "approve", decisionMessage: null, approvedArgs: {}, decidedBy: "t", decidedById: null, deciderKind: "operator", receipt: null };
     // Chained to a head that is not the workspace's: each batch takes every lock, then finds the head taken and writes nothing, so the rounds race the same rows.
-    const batch = (ids: string[]) =>
-      JSON.stringify(
-        ids.map((id, index) => ({
-          approvalId: id,
-          ending,
-          delivery: null,
-          trace: {},
-          audit: { workspaceId: app.workspaceId, seq: 1_000_000 + index, actorType: "system", actorId: "t", actorLabel: "t", action: "approval.decided", subjectType: "approval", subjectId: id, data: null, prevHash: "p", hash: `h${index}`, macVersion: 1, createdAt: new Date() },
-          now: new Date(),
-        })),
-      );
+    const batch = (ids: string[]) => unchainedEndings(app.workspaceId, ids, 999_999);
     const found = await deadlocksDuring(url, async (deps) => {
       for (let round = 0; round < 10 * ROUNDS; round++) {
         const written = await Promise.all(

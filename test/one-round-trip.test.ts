@@ -12,6 +12,7 @@ import { finishQueuedApprovals, readApprovalBeforeEnding } from "../server/servi
 import { createServiceDeps } from "../server/services/deps.ts";
 import { AuditTurns } from "../server/services/approvals/audit-turns.ts";
 import { DecisionBatches } from "../server/services/approvals/decision-batches.ts";
+import { unchainedEndings } from "./unchained-endings.ts";
 import { AGENT_KEY, agentCaller, callerWith, operatorCaller, TEST_TARGET, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
 
 let db: TestDatabase;
@@ -960,19 +961,8 @@ describe("decisions queued for the audit turn, written together", () => {
   it("the batch's write itself refuses an ended approval, one named twice, none, and an audit head another entry took, and writes nothing (the SQL, called directly)", async () => {
     const { operator, begun, approvalIds } = await openedApprovals("refused batches", 2);
     const head = async () => (await db.prisma.auditEntry.findFirstOrThrow({ where: { workspaceId: app.workspaceId }, orderBy: { seq: "desc" } })).seq;
-    const ending = { status: "APPROVED", decisionAction: "approve", decisionMessage: null, approvedArgs: {}, decidedBy: "t", decidedById: null, deciderKind: "operator", receipt: null };
-    const write = (ids: string[], seq: number) => {
-      const endings = ids.map((id, index) => ({
-        approvalId: id,
-        ending,
-        delivery: null,
-        trace: {},
-        audit: { workspaceId: app.workspaceId, seq: seq + 1 + index, actorType: "system", actorId: "t", actorLabel: "t", action: "approval.decided", subjectType: "approval", subjectId: id, data: null, prevHash: "p", hash: `h${index}`, macVersion: 1, createdAt: new Date() },
-        now: new Date(),
-      }));
-      return db.prisma.$queryRaw<{ kind: string; ending: number | null }[]>`
-        SELECT kind, ending FROM tollgate_finish_approvals_if_unchanged(${app.workspaceId}, ${seq}::int, ${JSON.stringify(endings)}::json)`;
-    };
+    const write = (ids: string[], seq: number) => db.prisma.$queryRaw<{ kind: string; ending: number | null }[]>`
+      SELECT kind, ending FROM tollgate_finish_approvals_if_unchanged(${app.workspaceId}, ${seq}::int, ${unchainedEndings(app.workspaceId, ids, seq)}::json)`;
     const unchanged = async () => {
       expect(await db.prisma.approval.findMany({ where: { id: { in: approvalIds } }, select: { status: true } })).toEqual([{ status: "PENDING" }, { status: "PENDING" }]);
       expect(await db.prisma.request.findUniqueOrThrow({ where: { id: begun.requestId } })).toMatchObject({ status: "PAUSED", pendingApprovals: 2 });

@@ -2,7 +2,7 @@
 // receipt signer.
 import type { Metrics } from "../observability/metrics.ts";
 import type { PrismaClient } from "../db/client.ts";
-import type { Approval, Prisma } from "../db/generated/client.ts";
+import type { Prisma } from "../db/generated/client.ts";
 import type { EventBus } from "../events/bus.ts";
 import { DecisionWaiters } from "../events/waiters.ts";
 import { createOutbound, type Outbound } from "../net/outbound.ts";
@@ -17,8 +17,7 @@ import { WrittenAuditHeads } from "./approvals/written-audit-heads.ts";
 import { OpenedApprovals } from "./approvals/opened-approvals.ts";
 import { AuditTurns } from "./approvals/audit-turns.ts";
 import { DecisionBatches } from "./approvals/decision-batches.ts";
-import { finishQueuedApprovals, type QueuedEnding } from "./approvals/finish-approval.ts";
-import type { Changes } from "./cascade.ts";
+import { finishQueuedApprovals, type EndedApproval, type QueuedEnding } from "./approvals/finish-approval.ts";
 import { createLoginThrottle, type LoginThrottle } from "./login-throttle.ts";
 import { newPolicyCache, type PolicyCache } from "./policies/policy-cache.ts";
 import { ReceiptSigner } from "./receipts.ts";
@@ -45,7 +44,7 @@ export interface ServiceDeps {
   /** This node's writers of a workspace's audit chain take turns (decisions, asks a rule decides). */
   auditTurns: AuditTurns;
   /** Decisions on approvals this node opened, written together when they queue for the audit turn. */
-  decisionBatches: DecisionBatches<QueuedEnding, { approval: Approval; changes: Changes }>;
+  decisionBatches: DecisionBatches<QueuedEnding, EndedApproval>;
   /** Signs the receipt of every decision that lets a tool run. */
   receipts: ReceiptSigner;
   /** Counts failed logins per account and address; shared through Redis when the server has it. */

@@ -8,6 +8,7 @@ import { changesOf, type ChangeRow, type Changes } from "../cascade.ts";
 import type { ServiceDeps, Tx } from "../deps.ts";
 import { FUNCTION_APPROVAL_COLUMNS, splitApprovalRow, type ApprovalRow } from "./approval-row.ts";
 import type { ReceiptSubject } from "../receipts.ts";
+import type { OpenedApproval } from "./opened-approvals.ts";
 import { withRetries } from "../transaction.ts";
 
 /** What a receipt states, with the approval named by its row's own id. */
@@ -30,6 +31,9 @@ export interface Ending {
 }
 
 export type ApprovalWithAgent = Approval & { task: { agent: string } };
+
+/** An approval an ending wrote, as it is now, with what changed with it. */
+export type EndedApproval = { approval: Approval; changes: Changes };
 
 /** An approval behind the locks its ending needs (lockApprovalEnding). */
 export interface LockedApproval {
@@ -93,7 +97,7 @@ export async function finishApproval(
   ending: Ending,
   actor: Actor,
   now: Date,
-): Promise<{ approval: Approval; changes: Changes } | null> {
+): Promise<EndedApproval | null> {
   const locked = await lockApprovalEnding(tx, approval.workspaceId, approval.id);
   return locked && finishLockedApproval(deps, tx, locked, ending, actor, now);
 }
@@ -164,7 +168,7 @@ async function endingWrite(
 }
 
 /** The ended approval and what changed with it, from the rows the ending's write returned. */
-function endedWith({ task: _task, ...row }: ApprovalWithAgent, write: EndingWrite, rows: ChangeRow[]): { approval: Approval; changes: Changes } {
+function endedWith({ task: _task, ...row }: ApprovalWithAgent, write: EndingWrite, rows: ChangeRow[]): EndedApproval {
   const changes = changesOf(rows);
   // The row as opened or read, with the columns the conditional update wrote (it wrote no other).
   const updated: Approval = { ...row, ...write.written };
@@ -185,7 +189,7 @@ export async function finishLockedApproval(
   ending: Ending,
   actor: Actor,
   now: Date,
-): Promise<{ approval: Approval; changes: Changes } | null> {
+): Promise<EndedApproval | null> {
   if (locked.approval.status !== "PENDING" || locked.auditHead === undefined) return null;
   const write = await endingWrite(deps, locked, locked.auditHead, ending, actor, now);
   const rows = await tx.$queryRaw<ChangeRow[]>`
@@ -230,7 +234,7 @@ export async function finishApprovalIfUnchanged(
   ending: Ending,
   actor: Actor,
   now: Date,
-): Promise<{ approval: Approval; changes: Changes } | "stale" | "contended"> {
+): Promise<EndedApproval | "stale" | "contended"> {
   const { approval } = read;
   const write = await endingWrite(deps, read, read.auditHead, ending, actor, now);
   const rows = await deps.prisma.$queryRaw<ChangeRow[]>`
@@ -248,31 +252,39 @@ export async function finishApprovalIfUnchanged(
 
 /** A decision on an approval this node opened, queued to be written with the others in its workspace (DecisionBatches). */
 export interface QueuedEnding {
-  opened: { approval: ApprovalWithAgent; resumeUrl: string | null };
+  opened: OpenedApproval;
   ending: Ending;
   actor: Actor;
   now: Date;
 }
 
 /**
- * Decisions queued in the workspace's turn, in one statement
- * (tollgate_finish_approvals_if_unchanged): their audit entries chained one
- * after another to the entry this node last wrote (WrittenAuditHeads), and
- * all written behind the locks when every approval is still pending and that
- * entry still the head. "read it" when this node does not know the head or
- * the write found either changed (nothing was written; each decision then
- * reads its approval and the head).
+ * Decisions queued in the workspace's turn, chained to the entry this node
+ * last wrote (WrittenAuditHeads) and written behind the locks when every
+ * approval is still pending and that entry still the head. "read it" when
+ * this node does not know the head or the write found either changed
+ * (nothing was written; each decision then reads its approval and the head).
  */
-export async function finishQueuedApprovals(deps: ServiceDeps, workspaceId: string, queued: QueuedEnding[]): Promise<{ approval: Approval; changes: Changes }[] | "read it"> {
+export async function finishQueuedApprovals(deps: ServiceDeps, workspaceId: string, queued: QueuedEnding[]): Promise<EndedApproval[] | "read it"> {
   const head = deps.writtenAuditHeads.get(workspaceId, deps.now());
   if (head === undefined) return "read it";
   // One alone is written by the one-decision function, whose statement is the lighter of the two.
-  if (queued.length === 1) {
-    const [only] = queued as [QueuedEnding];
-    const finished = await withRetries(() => finishApprovalIfUnchanged(deps, { ...only.opened, auditHead: head }, only.ending, only.actor, only.now));
-    if (finished === "contended") deps.writtenAuditHeads.missed(workspaceId, deps.now());
-    return typeof finished === "string" ? "read it" : [finished];
-  }
+  const finished = queued.length === 1 ? await finishAlone(deps, head, queued[0]!) : await finishApprovalsTogether(deps, workspaceId, head, queued);
+  if (finished === "contended") deps.writtenAuditHeads.missed(workspaceId, deps.now());
+  return typeof finished === "string" ? "read it" : finished;
+}
+
+async function finishAlone(deps: ServiceDeps, head: AuditHead, { opened, ending, actor, now }: QueuedEnding): Promise<EndedApproval[] | "stale" | "contended"> {
+  const finished = await withRetries(() => finishApprovalIfUnchanged(deps, { ...opened, auditHead: head }, ending, actor, now));
+  return typeof finished === "string" ? finished : [finished];
+}
+
+/**
+ * Several queued decisions in one statement (tollgate_finish_approvals_if_unchanged),
+ * their audit entries chained one after another to `head`; "stale" or
+ * "contended" as for one (finishApprovalIfUnchanged), and nothing written.
+ */
+async function finishApprovalsTogether(deps: ServiceDeps, workspaceId: string, head: AuditHead, queued: QueuedEnding[]): Promise<EndedApproval[] | "stale" | "contended"> {
   const writes: EndingWrite[] = [];
   let chainedTo: AuditHead = head;
   for (const each of queued) {
@@ -292,8 +304,8 @@ export async function finishQueuedApprovals(deps: ServiceDeps, workspaceId: stri
       SELECT * FROM tollgate_finish_approvals_if_unchanged(${workspaceId}, ${head.seq}::int, ${endings}::json)`,
   );
   const kind = rows[0]?.kind;
-  if (kind === "contended") deps.writtenAuditHeads.missed(workspaceId, deps.now());
-  if (kind !== "approval") return "read it";
+  if (kind === "contended") return kind;
+  if (kind !== "approval") return "stale";
   deps.writtenAuditHeads.written(workspaceId, chainedTo);
   return queued.map((each, index) => endedWith(each.opened.approval, writes[index]!, rows.filter((row) => row.ending === index)));
 }
