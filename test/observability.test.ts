@@ -1,8 +1,11 @@
 // What a platform engineer sees of a node: readiness that names what is wrong,
 // and Prometheus metrics that move with the work (decisions by outcome and by
-// who decided, time to decision, API calls by procedure, pushes to agents).
+// who decided, time to decision, API calls by procedure, pushes to agents,
+// connections held).
+import { io } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentSdk, operatorClient } from "./clients.ts";
+import { ADMIN } from "./harness.ts";
 import { startTestServer, type TestServer } from "./server.ts";
 
 const METRICS_TOKEN = "metrics-token-0123456789";
@@ -106,5 +109,25 @@ describe("metrics", () => {
     await fetch(`${test.url}/api/trpc/no.such.procedure${"x".repeat(20)}`);
     expect(await scrape()).toContain('tollgate_api_call_duration_seconds_count{procedure="unknown",status="404"}');
     sdk.close();
+  });
+
+  it("metrics: connections held count an SDK client's from its creation, before its first call, and a console's, each until it closes", async () => {
+    const held = async (holder: "agent" | "operator") => sample(await scrape(), `tollgate_connections_held{holder="${holder}"}`);
+    // The clients of the tests before have closed.
+    await expect.poll(() => held("agent")).toBe(0);
+    expect(await held("operator")).toBe(0);
+
+    // Made with the client, so its first ask does not wait for it.
+    const sdk = agentSdk(test.url);
+    await expect.poll(() => held("agent")).toBe(1);
+    sdk.close();
+    await expect.poll(() => held("agent")).toBe(0);
+
+    const login = await fetch(`${test.url}/api/trpc/auth.login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(ADMIN) });
+    const token = (login.headers.get("set-cookie") ?? "").split(";")[0]!.split("=")[1];
+    const consoleSocket = io(test.url, { transports: ["websocket"], reconnection: false, auth: { token } });
+    await expect.poll(() => held("operator")).toBe(1);
+    consoleSocket.close();
+    await expect.poll(() => held("operator")).toBe(0);
   });
 });

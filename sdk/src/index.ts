@@ -93,9 +93,11 @@ export function createTollgate(options: TollgateOptions) {
     }
   }
 
-  // Opened on the first approval this client waits for, then held.
-  let held: DecisionPush | undefined;
-  const pushConnection = () => (options.push === false ? null : (held ??= new DecisionPush(options.url.replace(/\/$/, ""), options.apiKey)));
+  // Opened with the client and held: an ask waits for the connection before it
+  // is sent (a decision is pushed only to a connection made before it), so one
+  // opened by the first ask would hold that ask back; with many agents starting
+  // at once, until after all their begins.
+  const held = options.push === false ? null : new DecisionPush(options.url.replace(/\/$/, ""), options.apiKey);
 
   /**
    * Waits until the approval is decided, expired or canceled. With the held
@@ -104,20 +106,19 @@ export function createTollgate(options: TollgateOptions) {
    * approval was asked for, dropped, or stayed quiet for pollMs).
    */
   async function waitForDecision(approvalId: string, askedInEpoch: number | null = null): Promise<ApprovalResult> {
-    const push = pushConnection();
-    let epoch = push ? await push.epoch() : null;
+    let epoch = held ? await held.epoch() : null;
     let missedNothing = epoch !== null && epoch === askedInEpoch;
-    while (push && epoch !== null) {
+    while (held && epoch !== null) {
       if (!missedNothing) {
         const now = await withRetry(() => call("approval.await", { approvalId, timeoutMs: 0 }));
         if (now.status !== "PENDING") return now;
       }
-      const pushed = await push.next(approvalId, pollMs);
+      const pushed = await held.next(approvalId, pollMs);
       if (pushed) {
-        push.settled(approvalId);
+        held.settled(approvalId);
         return pushed;
       }
-      epoch = await push.epoch();
+      epoch = await held.epoch();
       missedNothing = false;
     }
     for (;;) {
@@ -162,8 +163,7 @@ export function createTollgate(options: TollgateOptions) {
   async function ask(input: ProcedureInput<"approval.request">): Promise<ApprovalResult> {
     const withKey = { ...input, idempotencyKey: input.idempotencyKey ?? `ask-${randomUUID()}` };
     // Connected before asking: a decision committed from now on is pushed on this connection.
-    const push = pushConnection();
-    const askedInEpoch = push ? await push.epoch() : null;
+    const askedInEpoch = held ? await held.epoch() : null;
     const asked = await withRetry(() => call("approval.request", withKey));
     return asked.status === "PENDING" ? waitForDecision(asked.approvalId, askedInEpoch) : asked;
   }

@@ -1,7 +1,7 @@
 // Prometheus metrics of one node (prom-client): approvals waiting, decisions
 // by outcome and by who decided, time to decision, API call and database
-// statement durations, pushes to waiting agents, and the process's own
-// (event-loop lag, memory, GC).
+// statement durations, pushes to waiting agents, connections held, and the
+// process's own (event-loop lag, memory, GC).
 // Each server has its own registry, so several servers in one process (tests)
 // do not share counters.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
@@ -14,6 +14,8 @@ export interface Metrics {
   observeCall(procedure: string, status: number, seconds: number): void;
   /** A decision handed to a waiting agent: over its socket, a long-poll or the event stream. */
   countPush(channel: "socket" | "long-poll" | "stream"): void;
+  /** A socket.io connection opened (1) or closed (-1) on this node, by who holds it. */
+  countHeldConnection(holder: "agent" | "operator", change: 1 | -1): void;
   /** One statement sent to the database (see server/db/timed-adapter.ts). */
   observeStatement(kind: "query" | "execute", seconds: number, inTransaction: boolean): void;
   stop(): void;
@@ -73,6 +75,14 @@ export function startMetrics(deps: Pick<ServiceDeps, "prisma">, bus: EventBus): 
     registers: [registry],
   });
 
+  const heldConnections = new Gauge({
+    name: "tollgate_connections_held",
+    help: "socket.io connections open on this node, by who holds them: agents' SDKs (their decisions are pushed on them) and operators' consoles",
+    labelNames: ["holder"],
+    registers: [registry],
+  });
+  for (const holder of ["agent", "operator"]) heldConnections.set({ holder }, 0);
+
   // Counted where the decision was made ("local"), so a deployment's sum counts each once.
   const unsubscribe = bus.on("approval:decided", (event, origin) => {
     if (origin !== "local") return;
@@ -87,6 +97,7 @@ export function startMetrics(deps: Pick<ServiceDeps, "prisma">, bus: EventBus): 
     registry,
     observeCall: (procedure, status, seconds) => calls.observe({ procedure, status: String(status) }, seconds),
     countPush: (channel) => pushes.inc({ channel }),
+    countHeldConnection: (holder, change) => heldConnections.inc({ holder }, change),
     observeStatement: (kind, seconds, inTransaction) => statements.observe({ kind, in_transaction: String(inTransaction) }, seconds),
     stop: unsubscribe,
   };

@@ -66,6 +66,9 @@ export async function attachRealtime(httpServer: HttpServer, deps: ServiceDeps, 
   });
 
   io.on("connection", (socket) => {
+    const holder = socket.data.agent ? "agent" : "operator";
+    deps.metrics?.countHeldConnection(holder, 1);
+    socket.on("disconnect", () => deps.metrics?.countHeldConnection(holder, -1));
     if (socket.data.agent) {
       // Only its own decisions: never a workspace room, which carries everyone's events.
       void socket.join(rooms.agentKey((socket.data.agent as AgentPrincipal).agentKeyId));

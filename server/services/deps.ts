@@ -70,7 +70,7 @@ export interface ServiceDeps {
   /** Aborted when the server shuts down, so long-polls answer at once. */
   shutdown: AbortSignal;
   /** This node's Prometheus metrics (absent in tools that run use cases without a server). */
-  metrics?: Pick<Metrics, "countPush">;
+  metrics?: Pick<Metrics, "countPush" | "countHeldConnection">;
 }
 
 let processSecret: string | undefined;
