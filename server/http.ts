@@ -19,6 +19,7 @@ import { bridgeBus, type Bridge } from "./events/bridge.ts";
 import { postgresTransport } from "./events/postgres-transport.ts";
 import { redisTransport } from "./events/redis-transport.ts";
 import { AuditSealer } from "./jobs/audit-sealer.ts";
+import { StatisticsKeeper } from "./jobs/statistics-keeper.ts";
 import { expireDueApprovals, nextExpiry } from "./services/approvals/expire-approvals.ts";
 import { WebhookDeliverer } from "./jobs/webhook-deliverer.ts";
 import { NotificationDeliverer } from "./jobs/notification-deliverer.ts";
@@ -44,6 +45,9 @@ const TRPC_PREFIX = "/api/trpc";
 const JWKS_PATH = "/.well-known/jwks.json";
 // Large enough for a 2 MB agent state; per-field limits are set in the schemas.
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
+// How often the tables that changed are analyzed: a check of their counters,
+// and ANALYZE only where autovacuum would have run it (and had not).
+const STATISTICS_EVERY_MS = 10_000;
 
 export interface StartOptions {
   env: Env;
@@ -352,11 +356,13 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     listen: (arm) => deps.bus.on("approval:requested", ({ escalateAt }) => escalateAt && arm(Date.parse(escalateAt))),
   });
   const sealer = new AuditSealer(deps, deps.auditDigests, env.TOLLGATE_AUDIT_SEAL_SECONDS * 1000);
+  const statistics = new StatisticsKeeper(database.prisma, STATISTICS_EVERY_MS);
   expiry.start();
   webhooks.start();
   notifications.start();
   escalations.start();
   sealer.start();
+  statistics.start();
 
   let closing: Promise<void> | undefined;
   return {
@@ -374,7 +380,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         shutdown.abort();
         const drained = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        await Promise.all([expiry.stop(), webhooks.stop(), notifications.stop(), escalations.stop()]);
+        await Promise.all([expiry.stop(), webhooks.stop(), notifications.stop(), escalations.stop(), statistics.stop()]);
         deps.mailer?.close();
         // The last word before the database closes: the head as shutdown left it.
         await sealer.stop();

@@ -12,6 +12,7 @@ import { finishQueuedApprovals, readApprovalBeforeEnding } from "../server/servi
 import { createServiceDeps } from "../server/services/deps.ts";
 import { AuditTurns } from "../server/services/approvals/audit-turns.ts";
 import { DecisionBatches } from "../server/services/approvals/decision-batches.ts";
+import { analyzeChangedTables } from "../server/services/planner-statistics.ts";
 import { unchainedEndings } from "./unchained-endings.ts";
 import { AGENT_KEY, agentCaller, callerWith, operatorCaller, TEST_TARGET, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
 
@@ -79,6 +80,29 @@ describe("the engine's SQL functions", () => {
         AND (l.lanname <> 'plpgsql' OR NOT ('plan_cache_mode=force_generic_plan' = ANY(coalesce(p.proconfig, '{}'))))
       ORDER BY p.proname`;
     expect(replannedPerCall.map((row) => row.name)).toEqual(["tollgate_call_chains"]);
+  });
+
+  it("look rows up by index whatever the planner knows of the tables: no sequential scan, hash join or merge join in any of them", async () => {
+    const planning = ["enable_seqscan=off", "enable_hashjoin=off", "enable_mergejoin=off"];
+    const mayScan = await db.prisma.$queryRaw<{ name: string }[]>`
+      SELECT p.proname AS name FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+      WHERE starts_with(p.proname, 'tollgate_') AND l.lanname = 'plpgsql'
+        AND NOT (${planning}::text[] <@ coalesce(p.proconfig, '{}'))
+      ORDER BY p.proname`;
+    expect(mayScan).toEqual([]);
+  });
+
+  it("planner statistics: a table changed by more rows than autovacuum waits for is analyzed, where no autovacuum does it (PGlite has none)", async () => {
+    const agent = agentCaller(app.deps);
+    for (let opened = 0; opened < 60; opened++) await agent.session.open({ title: `session ${opened}` });
+    const sessionsAnalyzed = async () => {
+      await analyzeChangedTables(db.prisma);
+      const [stats] = await db.prisma.$queryRaw<{ analyzed: boolean }[]>`
+        SELECT last_analyze IS NOT NULL OR last_autoanalyze IS NOT NULL AS analyzed FROM pg_stat_user_tables WHERE relname = 'Session'`;
+      return stats!.analyzed;
+    };
+    // A server's counters reach the statistics views within a second or so.
+    await expect.poll(sessionsAnalyzed, { timeout: 10_000 }).toBe(true);
   });
 });
 
