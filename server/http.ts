@@ -19,7 +19,8 @@ import { bridgeBus, type Bridge } from "./events/bridge.ts";
 import { postgresTransport } from "./events/postgres-transport.ts";
 import { redisTransport } from "./events/redis-transport.ts";
 import { AuditSealer } from "./jobs/audit-sealer.ts";
-import { StatisticsKeeper } from "./jobs/statistics-keeper.ts";
+import { WorkLoop } from "./jobs/work-loop.ts";
+import { analyzeChangedTables } from "./services/planner-statistics.ts";
 import { expireDueApprovals, nextExpiry } from "./services/approvals/expire-approvals.ts";
 import { WebhookDeliverer } from "./jobs/webhook-deliverer.ts";
 import { NotificationDeliverer } from "./jobs/notification-deliverer.ts";
@@ -356,13 +357,19 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     listen: (arm) => deps.bus.on("approval:requested", ({ escalateAt }) => escalateAt && arm(Date.parse(escalateAt))),
   });
   const sealer = new AuditSealer(deps, deps.auditDigests, env.TOLLGATE_AUDIT_SEAL_SECONDS * 1000);
-  const statistics = new StatisticsKeeper(database.prisma, STATISTICS_EVERY_MS);
+  // Every few seconds, analyzes the tables that changed enough since their last
+  // ANALYZE: on the embedded database, which has no autovacuum, and on a
+  // PostgreSQL server whose autovacuum is off or behind.
+  const statistics = new WorkLoop("analyzing changed tables", async () => {
+    await analyzeChangedTables(database.prisma);
+    return STATISTICS_EVERY_MS;
+  });
   expiry.start();
   webhooks.start();
   notifications.start();
   escalations.start();
   sealer.start();
-  statistics.start();
+  statistics.wake();
 
   let closing: Promise<void> | undefined;
   return {

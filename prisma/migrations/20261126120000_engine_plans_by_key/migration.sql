@@ -8,7 +8,7 @@
 -- call after call, while the tables grew: with 4,500 requests an embedded
 -- round trip took 81 ms instead of 19. Sequential scans, hash joins and merge
 -- joins are therefore off inside these functions, so their plans look rows up
--- by index whatever the planner knows; server/jobs/statistics-keeper.ts keeps
+-- by index whatever the planner knows; server/services/planner-statistics.ts keeps
 -- the statistics current where no autovacuum does (PGlite), for the planner's
 -- other choices (which index).
 --
