@@ -257,6 +257,59 @@ describe("a task's status, derived by tollgate_refresh_task_statuses (invariant 
     expect(changed).toEqual(expected === current ? [] : [{ task_id: task.id, status: expected }]);
     expect((await db.prisma.task.findUniqueOrThrow({ where: { id: task.id } })).status).toBe(expected);
   });
+
+  it("is read off counts the database keeps for every writer: inserts, updates of many requests across tasks, deletes", async () => {
+    const { sessionId } = await agentCaller(app.deps).session.open({});
+    const tasks = [newId("tsk"), newId("tsk")];
+    for (const id of tasks) await db.prisma.task.create({ data: { id, workspaceId: app.workspaceId, sessionId, agent: "a", kind: "AGENT" } });
+    const statuses: RunStatus[] = ["RUNNING", "PAUSED", "COMPLETED", "RUNNING", "FAILED", "PAUSED"];
+    await db.prisma.request.createMany({
+      data: statuses.map((status, index) => ({ id: `req_${index}`, workspaceId: app.workspaceId, sessionId, taskId: tasks[index % 2]!, status })),
+    });
+    const counted = async () =>
+      (await db.prisma.task.findMany({ where: { id: { in: tasks } }, orderBy: { id: "asc" }, select: { id: true, runningRequests: true, pausedRequests: true } }));
+    const recounted = async () =>
+      Promise.all(
+        [...tasks].sort().map(async (id) => ({
+          id,
+          runningRequests: await db.prisma.request.count({ where: { taskId: id, status: "RUNNING" } }),
+          pausedRequests: await db.prisma.request.count({ where: { taskId: id, status: "PAUSED" } }),
+        })),
+      );
+    expect(await counted()).toEqual(await recounted());
+    // One statement changing requests of both tasks, some to the status they had.
+    await db.prisma.$executeRaw`UPDATE "Request" SET status = CASE WHEN status = 'PAUSED' THEN 'RUNNING'::"RunStatus" ELSE 'PAUSED'::"RunStatus" END WHERE id IN ('req_0', 'req_1', 'req_2', 'req_5')`;
+    await db.prisma.$executeRaw`UPDATE "Request" SET "updatedAt" = now() WHERE "sessionId" = ${sessionId}`;
+    expect(await counted()).toEqual(await recounted());
+    await db.prisma.request.deleteMany({ where: { id: { in: ["req_1", "req_3"] } } });
+    expect(await counted()).toEqual(await recounted());
+  });
+
+  it("reads the task's latest request at most, however many requests the task has had", async () => {
+    const { sessionId } = await agentCaller(app.deps).session.open({});
+    const task = await db.prisma.task.create({ data: { id: newId("tsk"), workspaceId: app.workspaceId, sessionId, agent: "a", kind: "AGENT" } });
+    await db.prisma.request.createMany({
+      data: Array.from({ length: 200 }, (_, index) => ({
+        id: newId("req"), workspaceId: app.workspaceId, sessionId, taskId: task.id, status: index === 199 ? "RUNNING" : "COMPLETED", createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, index)),
+      })),
+    });
+    const requestRowsRead = async (tx: typeof db.prisma | Parameters<Parameters<typeof db.prisma.$transaction>[0]>[0]) => {
+      const [row] = await tx.$queryRaw<{ read: bigint }[]>`
+        SELECT COALESCE(idx_tup_fetch, 0) + COALESCE(seq_tup_read, 0) AS read FROM pg_stat_xact_user_tables WHERE relname = 'Request'`;
+      return Number(row?.read ?? 0);
+    };
+    const read = await db.prisma.$transaction(async (tx) => {
+      await tx.$executeRaw`UPDATE "Request" SET status = 'COMPLETED' WHERE "taskId" = ${task.id} AND status = 'RUNNING'`;
+      const before = await requestRowsRead(tx);
+      const [changed] = await tx.$queryRaw<{ status: RunStatus }[]>`
+        SELECT status FROM tollgate_refresh_task_statuses(${[task.id]}::text[], ${new Date()}::timestamp(3))`;
+      expect(changed?.status).toBe("COMPLETED");
+      return (await requestRowsRead(tx)) - before;
+    });
+    // The latest request, found at the end of the task's index, and the version
+    // of it the update above left behind: not the task's 200 requests.
+    expect(read).toBeLessThanOrEqual(2);
+  });
 });
 
 describe("approval.request in two statements", () => {

@@ -62,8 +62,9 @@ export function planRequestEnding(request: RequestEndingCheck, ending: RequestEn
 
 // ---- Tasks ------------------------------------------------------------------
 
-// A task's status is derived in the database, where its requests are
-// (tollgate_refresh_task_statuses, migration 20261124100000_engine_functions;
+// A task's status is derived in the database, where its requests are, from
+// the counts of its running and paused requests that triggers on Request keep
+// (tollgate_refresh_task_statuses, migration 20261126130000_task_request_counters;
 // tested in test/one-round-trip.test.ts).
 
 // ---- Approvals --------------------------------------------------------------

@@ -10,7 +10,10 @@
 //      locks a request alone and its ancestors later.
 //   2. Approvals of those requests, in id order (a decision's conditional
 //      write, a cancellation's SELECT ... FOR NO KEY UPDATE).
-//   3. Tasks, in id order (refreshTaskStatuses; a follow-on request's task).
+//   3. Tasks, in id order (refreshTaskStatuses; a follow-on request's task;
+//      the trigger that counts a task's requests, after each statement that
+//      writes requests, which is why every writer takes its requests' and
+//      approvals' locks before it writes a request).
 //   4. The workspace's audit chain head (an advisory lock taken by the append).
 //
 // Before all of them, in the node itself: its turn at the workspace's audit
