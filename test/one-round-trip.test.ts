@@ -258,7 +258,7 @@ describe("a task's status, derived by tollgate_refresh_task_statuses (invariant 
     expect((await db.prisma.task.findUniqueOrThrow({ where: { id: task.id } })).status).toBe(expected);
   });
 
-  it("is read off counts the database keeps for every writer: inserts, updates of many requests across tasks, deletes", async () => {
+  it("reads counts the database keeps for every writer: inserts, updates of many requests across tasks, deletes", async () => {
     const { sessionId } = await agentCaller(app.deps).session.open({});
     const tasks = [newId("tsk"), newId("tsk")];
     for (const id of tasks) await db.prisma.task.create({ data: { id, workspaceId: app.workspaceId, sessionId, agent: "a", kind: "AGENT" } });
@@ -277,8 +277,11 @@ describe("a task's status, derived by tollgate_refresh_task_statuses (invariant 
         })),
       );
     expect(await counted()).toEqual(await recounted());
-    // One statement changing requests of both tasks, some to the status they had.
+    // One statement changing requests of both tasks.
     await db.prisma.$executeRaw`UPDATE "Request" SET status = CASE WHEN status = 'PAUSED' THEN 'RUNNING'::"RunStatus" ELSE 'PAUSED'::"RunStatus" END WHERE id IN ('req_0', 'req_1', 'req_2', 'req_5')`;
+    expect(await counted()).toEqual(await recounted());
+    // Changes that cancel out within a task (req_0 PAUSED -> FAILED, req_4 FAILED -> PAUSED), and a statement that changes no status.
+    await db.prisma.$executeRaw`UPDATE "Request" SET status = CASE id WHEN 'req_0' THEN 'FAILED'::"RunStatus" ELSE 'PAUSED'::"RunStatus" END WHERE id IN ('req_0', 'req_4')`;
     await db.prisma.$executeRaw`UPDATE "Request" SET "updatedAt" = now() WHERE "sessionId" = ${sessionId}`;
     expect(await counted()).toEqual(await recounted());
     await db.prisma.request.deleteMany({ where: { id: { in: ["req_1", "req_3"] } } });
@@ -293,7 +296,7 @@ describe("a task's status, derived by tollgate_refresh_task_statuses (invariant 
         id: newId("req"), workspaceId: app.workspaceId, sessionId, taskId: task.id, status: index === 199 ? "RUNNING" : "COMPLETED", createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, index)),
       })),
     });
-    const requestRowsRead = async (tx: typeof db.prisma | Parameters<Parameters<typeof db.prisma.$transaction>[0]>[0]) => {
+    const requestRowsRead = async (tx: Parameters<Parameters<typeof db.prisma.$transaction>[0]>[0]) => {
       const [row] = await tx.$queryRaw<{ read: bigint }[]>`
         SELECT COALESCE(idx_tup_fetch, 0) + COALESCE(seq_tup_read, 0) AS read FROM pg_stat_xact_user_tables WHERE relname = 'Request'`;
       return Number(row?.read ?? 0);

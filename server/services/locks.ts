@@ -12,8 +12,9 @@
 //      write, a cancellation's SELECT ... FOR NO KEY UPDATE).
 //   3. Tasks, in id order (refreshTaskStatuses; a follow-on request's task;
 //      the trigger that counts a task's requests, after each statement that
-//      writes requests, which is why every writer takes its requests' and
-//      approvals' locks before it writes a request).
+//      writes requests: a use case writes its requests after it has locked
+//      their chains and approvals, so the trigger locks the tasks where the
+//      use case's own refresh of them would).
 //   4. The workspace's audit chain head (an advisory lock taken by the append).
 //
 // Before all of them, in the node itself: its turn at the workspace's audit

@@ -21,9 +21,9 @@ WHERE t.id = counted."taskId";
 -- writer can forget them. One trigger a statement, not a row: the tasks a
 -- statement changes are locked together in id order (lock order step 3,
 -- server/services/locks.ts), where locking them row by row would take them in
--- whatever order the rows were written. Every writer takes its requests' and
--- approvals' locks (steps 1 and 2) before it writes a request, so these task
--- locks come after them.
+-- whatever order the rows were written. A use case writes its requests after
+-- it has locked their chains and approvals (steps 1 and 2), so these task
+-- locks are taken where its own refresh of the tasks would take them.
 CREATE FUNCTION tollgate_count_task_requests()
 RETURNS trigger
 LANGUAGE plpgsql
