@@ -4,7 +4,7 @@
 // these races cannot happen there and the file is skipped on it.
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { PrismaClient } from "../server/db/generated/client.ts";
 import { EventBus } from "../server/events/bus.ts";
 import { createServiceDeps, type ServiceDeps } from "../server/services/deps.ts";
@@ -168,6 +168,54 @@ describe.skipIf(TEST_TARGET !== "postgres")("lock order (PostgreSQL)", () => {
         const more = await Promise.all([1, 2, 3].map(() => agent.request.begin({ sessionId, agent: "writer", taskId: first.taskId })));
         await Promise.all([first, ...more].map((sibling) => agent.request.complete({ requestId: sibling.requestId })));
         expect((await deps.prisma.task.findUniqueOrThrow({ where: { id: first.taskId } })).status).toBe("COMPLETED");
+      }
+    });
+    expect(found).toBe(0);
+  });
+
+  it("lock order: request.fail canceling the request's own approval, racing a decision in the same task, never deadlocks", async () => {
+    // The failing request stays paused on its child's approval, so ending it is
+    // what changes its task; the decision is a sibling's, in that task.
+    const setup = agentCaller(app.deps);
+    const { sessionId } = await setup.session.open({});
+    const found = await deadlocksDuring(url, async (deps) => {
+      const agent = agentCaller(deps);
+      const operator = await operatorCaller(deps);
+      const waitingOnALock = async () => {
+        const admin = new pg.Client({ connectionString: url });
+        await admin.connect();
+        try {
+          for (let tries = 0; tries < 200; tries++) {
+            const { rows } = await admin.query<{ n: string }>(
+              "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+            );
+            if (Number(rows[0]!.n) > 0) return;
+            await new Promise((resolve) => setTimeout(resolve, 10));
+          }
+        } finally {
+          await admin.end();
+        }
+      };
+      for (let round = 0; round < 3; round++) {
+        const failing = await agent.request.begin({ sessionId, agent: "planner", kind: "orchestrator" });
+        await agent.approval.request({ requestId: failing.requestId, tool: "send_email", args: { round } });
+        const child = await agent.request.begin({ sessionId, agent: "mailer", parentRequestId: failing.requestId });
+        await agent.approval.request({ requestId: child.requestId, tool: "send_sms", args: { round } });
+        const sibling = await agent.request.begin({ sessionId, agent: "planner", kind: "orchestrator", taskId: failing.taskId });
+        const asked = await agent.approval.request({ requestId: sibling.requestId, tool: "pay_invoice", args: { round } });
+        // The failure holds what it took up to its audit entries until the decision waits on a lock.
+        let decided: Promise<unknown> | undefined;
+        const append = deps.audit.appendMany.bind(deps.audit);
+        const spy = vi.spyOn(deps.audit, "appendMany").mockImplementation(async (...args) => {
+          spy.mockRestore();
+          const seqs = await append(...args);
+          decided = operator.approval.decide({ approvalId: asked.approvalId, action: "approve" });
+          await waitingOnALock();
+          return seqs;
+        });
+        await agent.request.fail({ requestId: failing.requestId, error: { message: "gave up" } });
+        await decided;
+        expect((await deps.prisma.approval.findUniqueOrThrow({ where: { id: asked.approvalId } })).status).toBe("APPROVED");
       }
     });
     expect(found).toBe(0);

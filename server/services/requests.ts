@@ -314,11 +314,17 @@ async function endRequestInSteps(
     // (and is read below) or waits and then finds the request ended.
     const request = await lockChain(tx, agent.workspaceId, requestId, agent);
     if (!request) throw notFound("request", requestId);
-    const pending = await tx.approval.findMany({ where: { requestId, status: "PENDING" }, select: { id: true } });
-    const plan = planRequestEnding({ requestId, status: request.status, pendingApprovalIds: pending.map((p) => p.id) }, ending);
+    // Its pending approvals, locked as they are read (lock order step 2).
+    const pending = await lockPendingApprovals(tx, [requestId]);
+    const plan = planRequestEnding({ requestId, status: request.status, pendingApprovalIds: pending }, ending);
     if (plan === "unchanged") return { result: { requestId, status: request.status }, changes };
-    // A failing request's own pending approvals can no longer be acted on.
-    if (pending.length > 0) mergeChanges(changes, await cancelPendingApprovalsOf(deps, tx, [requestId], agentActor(agent), now, "the request failed"));
+    if (pending.length > 0) {
+      // A failing request's own pending approvals can no longer be acted on.
+      // Canceling them appends to the audit chain (step 4), so every task this
+      // ending can change, the chain's, is locked first (step 3).
+      await lockTasks(tx, (await lockChains(tx, [requestId])).map((row) => row.taskId));
+      mergeChanges(changes, await cancelPendingApprovalsOf(deps, tx, [requestId], agentActor(agent), now, "the request failed"));
+    }
     // Still active: canceling its own approvals above may have moved it from
     // PAUSED back to RUNNING, and the row lock rules out anyone else.
     const updated = await tx.request.updateMany({
