@@ -11,11 +11,8 @@
 // round trips are timed in it: a follow-on request begun, an ask the operator's
 // socket hears and approves, the agent receiving the decision, the request
 // completed. Prints the p50 at each size.
-import { io } from "socket.io-client";
-import { createTRPCClient, httpLink } from "@trpc/client";
-import { callFetch } from "../sdk/src/transport.ts";
-import type { AppRouter } from "../server/api/router.ts";
 import { createTollgate } from "../sdk/src/index.ts";
+import { connectOperator } from "./approver.ts";
 import { startBenchServer } from "./server.ts";
 import { percentile } from "./stats.ts";
 
@@ -27,15 +24,8 @@ const WARM_UP = 30;
 const STATISTICS_SETTLE_MS = 11_000;
 
 const server = await startBenchServer(process.env.LONG_TASK_DATABASE || undefined, { build: process.env.LONG_TASK_BUILD });
-const { url, admin, agentKey } = server;
-const login = await fetch(`${url}/api/trpc/auth.login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(admin) });
-const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
-const operator = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${url}/api/trpc`, headers: { cookie, origin: url }, fetch: callFetch })] });
-const socket = io(url, { path: "/socket.io", auth: { token: cookie.split("=")[1]! }, transports: ["websocket"] });
-await new Promise<void>((resolve, reject) => {
-  socket.once("connect", () => resolve());
-  socket.once("connect_error", reject);
-});
+const { url, agentKey } = server;
+const { client: operator, socket } = await connectOperator(server);
 const sdk = createTollgate({ url, apiKey: agentKey });
 const { sessionId } = await sdk.openSession({ title: "long task" });
 const first = await sdk.begin({ sessionId, agent: "worker" });

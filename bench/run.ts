@@ -8,10 +8,7 @@
 import { writeFile } from "node:fs/promises";
 import os from "node:os";
 import { createEmptyPostgresDatabase, type ThrowawayDatabase } from "../test/databases.ts";
-import { io, type Socket } from "socket.io-client";
-import { createTRPCClient, httpLink } from "@trpc/client";
-import { callFetch } from "../sdk/src/transport.ts";
-import type { AppRouter } from "../server/api/router.ts";
+import type { Socket } from "socket.io-client";
 import { createTollgate } from "../sdk/src/index.ts";
 import { percentile, spread } from "./stats.ts";
 import { startBenchServer, type BenchServer } from "./server.ts";
@@ -21,6 +18,7 @@ import { burst } from "./burst.ts";
 import { callCosts, type CallCost } from "./calls.ts";
 import { langGraphRoundTrips } from "./langgraph.ts";
 import { memoryAfterApprovals, type MemoryResult } from "./memory.ts";
+import { connectOperator } from "./approver.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const ROUND_TRIPS = Number(process.env.BENCH_ROUND_TRIPS ?? 300);
@@ -28,28 +26,7 @@ const SUSTAINED_SECONDS = Number(process.env.BENCH_SUSTAINED_SECONDS ?? 8);
 const MEMORY_APPROVALS = Number(process.env.BENCH_MEMORY_APPROVALS ?? 10_000);
 const now = () => performance.now();
 
-interface Operator {
-  client: ReturnType<typeof createTRPCClient<AppRouter>>;
-  socket: Socket;
-  close(): void;
-}
-
-async function connectOperator(server: BenchServer): Promise<Operator> {
-  const login = await fetch(`${server.url}/api/trpc/auth.login`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email: server.admin.email, password: server.admin.password }),
-  });
-  const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
-  const client = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${server.url}/api/trpc`, headers: { cookie, origin: new URL(server.url).origin }, fetch: callFetch })] });
-  const token = cookie.split("=")[1]!;
-  const socket = io(server.url, { path: "/socket.io", auth: { token }, transports: ["websocket"] });
-  await new Promise<void>((resolve, reject) => {
-    socket.once("connect", () => resolve());
-    socket.once("connect_error", reject);
-  });
-  return { client, socket, close: () => socket.close() };
-}
+type Operator = Awaited<ReturnType<typeof connectOperator>>;
 
 /** Resolves when the socket sees an event matching `match`. */
 function nextEvent<T>(socket: Socket, name: string, match: (payload: T) => boolean): Promise<T> {

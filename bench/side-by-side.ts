@@ -16,11 +16,8 @@
 // on each in turn, three rounds. The PostgreSQL databases are emptied first. BENCH_SERVER_NODE_ARGS
 // passes Node options to both servers, as in npm run bench (a CPU profile of
 // each, say): they start as its servers do (bench/server.ts).
-import { io } from "socket.io-client";
-import { createTRPCClient, httpLink } from "@trpc/client";
-import { callFetch } from "../sdk/src/transport.ts";
-import type { AppRouter } from "../server/api/router.ts";
 import { createTollgate } from "../sdk/src/index.ts";
+import { connectOperator } from "./approver.ts";
 import { startBenchServer } from "./server.ts";
 import { percentile } from "./stats.ts";
 
@@ -31,15 +28,8 @@ const now = () => performance.now();
 /** A build's server (its dist/server.mjs), logged in as the operator, with an agent's session and request. */
 async function startBuild(dir: string, databaseUrl: string) {
   const server = await startBenchServer(databaseUrl || undefined, { build: dir });
-  const { url, admin, agentKey } = server;
-  const login = await fetch(`${url}/api/trpc/auth.login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(admin) });
-  const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
-  const operator = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${url}/api/trpc`, headers: { cookie, origin: url }, fetch: callFetch })] });
-  const socket = io(url, { path: "/socket.io", auth: { token: cookie.split("=")[1]! }, transports: ["websocket"] });
-  await new Promise<void>((resolve, reject) => {
-    socket.once("connect", () => resolve());
-    socket.once("connect_error", reject);
-  });
+  const { url, agentKey } = server;
+  const { client: operator, socket } = await connectOperator(server);
   await operator.policy.create.mutate({ name: "lookups", match: { tool: "lookup_*" }, outcome: "approve" });
   const sdk = createTollgate({ url, apiKey: agentKey });
   const { sessionId } = await sdk.openSession({ title: "side by side" });

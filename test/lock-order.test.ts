@@ -47,21 +47,23 @@ async function deadlocksDuring(url: string, race: (deps: ServiceDeps) => Promise
     await prisma.$disconnect();
   }
   // Backends flush their counters as they exit; wait until every racer has gone.
+  await untilBackends(url, "pid <> pg_backend_pid() AND backend_type = 'client backend'", (count) => count === 0);
+  return (await deadlocks(url)) - before;
+}
+
+/** Polls this database's backends matching `where` (2 s at most) until their count satisfies `done`. */
+async function untilBackends(url: string, where: string, done: (count: number) => boolean): Promise<void> {
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   try {
     for (let tries = 0; tries < 200; tries++) {
-      const { rows } = await admin.query<{ n: string }>(
-        "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'",
-      );
-      if (Number(rows[0]!.n) === 0) break;
+      const { rows } = await admin.query<{ n: string }>(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND ${where}`);
+      if (done(Number(rows[0]!.n))) return;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    await admin.query("SELECT pg_stat_clear_snapshot()");
   } finally {
     await admin.end();
   }
-  return (await deadlocks(url)) - before;
 }
 
 describe.skipIf(TEST_TARGET !== "postgres")("lock order (PostgreSQL)", () => {
@@ -181,21 +183,6 @@ describe.skipIf(TEST_TARGET !== "postgres")("lock order (PostgreSQL)", () => {
     const found = await deadlocksDuring(url, async (deps) => {
       const agent = agentCaller(deps);
       const operator = await operatorCaller(deps);
-      const waitingOnALock = async () => {
-        const admin = new pg.Client({ connectionString: url });
-        await admin.connect();
-        try {
-          for (let tries = 0; tries < 200; tries++) {
-            const { rows } = await admin.query<{ n: string }>(
-              "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
-            );
-            if (Number(rows[0]!.n) > 0) return;
-            await new Promise((resolve) => setTimeout(resolve, 10));
-          }
-        } finally {
-          await admin.end();
-        }
-      };
       for (let round = 0; round < 3; round++) {
         const failing = await agent.request.begin({ sessionId, agent: "planner", kind: "orchestrator" });
         await agent.approval.request({ requestId: failing.requestId, tool: "send_email", args: { round } });
@@ -210,7 +197,7 @@ describe.skipIf(TEST_TARGET !== "postgres")("lock order (PostgreSQL)", () => {
           spy.mockRestore();
           const seqs = await append(...args);
           decided = operator.approval.decide({ approvalId: asked.approvalId, action: "approve" });
-          await waitingOnALock();
+          await untilBackends(url, "wait_event_type = 'Lock'", (count) => count > 0);
           return seqs;
         });
         await agent.request.fail({ requestId: failing.requestId, error: { message: "gave up" } });
