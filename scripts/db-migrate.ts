@@ -4,7 +4,7 @@ import { env } from "../server/env.ts";
 import { applyMigrations } from "../server/db/schema-engine.ts";
 
 const config = env();
-const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.TOLLGATE_DATA_DIR, migrate: false });
+const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.TOLLGATE_DATA_DIR, embeddedCacheMb: config.TOLLGATE_EMBEDDED_CACHE_MB, migrate: false });
 try {
   const applied = await applyMigrations(database.migrationFactory);
   console.log(applied.length ? `applied: ${applied.join(", ")}` : "the database is up to date");

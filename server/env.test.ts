@@ -7,6 +7,7 @@ describe("configuration", () => {
     expect(env.PORT).toBe(3000);
     expect(env.TOLLGATE_DATA_DIR).toBe("./.data");
     expect(env.DATABASE_URL).toBeUndefined();
+    expect(env.TOLLGATE_EMBEDDED_CACHE_MB).toBe(16);
   });
 
   it.each([
@@ -20,6 +21,8 @@ describe("configuration", () => {
     [{ TOLLGATE_SECRET: "too short" }, /TOLLGATE_SECRET=\(hidden\): must be at least 32 characters/],
     [{ TOLLGATE_PUBLIC_URL: "ftp://x" }, /TOLLGATE_PUBLIC_URL="ftp:\/\/x": must be an http/],
     [{ TOLLGATE_RECEIPT_TTL_SECONDS: "0" }, /TOLLGATE_RECEIPT_TTL_SECONDS/],
+    [{ TOLLGATE_EMBEDDED_CACHE_MB: "0" }, /TOLLGATE_EMBEDDED_CACHE_MB="0"/],
+    [{ TOLLGATE_EMBEDDED_CACHE_MB: "lots" }, /TOLLGATE_EMBEDDED_CACHE_MB="lots"/],
     [{ TOLLGATE_TRUST_PROXY: "yes" }, /TOLLGATE_TRUST_PROXY="yes": must be "true" or "false"/],
   ])("env: a bad value stops the start with one line naming the variable (%o)", (source, message) => {
     expect(() => parseEnv(source)).toThrow(message);

@@ -12,6 +12,11 @@ const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default("0.0.0.0"),
   TOLLGATE_DATA_DIR: z.string().min(1).default("./.data"),
+  // The embedded database's page cache (PostgreSQL's shared_buffers inside
+  // PGlite), in MB. It lives in the server's own memory, all of it resident
+  // from the start, so it is kept small; pages beyond it are read from files
+  // the operating system caches. Not used with DATABASE_URL.
+  TOLLGATE_EMBEDDED_CACHE_MB: z.coerce.number().int().min(1).max(4096).default(16),
   DATABASE_URL: optionalString.pipe(
     z
       .string()

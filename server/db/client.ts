@@ -31,6 +31,8 @@ export interface DatabaseOptions {
   /** Folder for the embedded database; "memory://" keeps it in memory. */
   dataDir: string;
   migrate?: boolean;
+  /** The embedded database's page cache (its shared_buffers) in MB; PostgreSQL's own default is 128. */
+  embeddedCacheMb: number;
 }
 
 function redactUrl(url: string): string {
@@ -86,7 +88,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     location = redactUrl(options.databaseUrl);
   } else {
     if (!options.dataDir.startsWith("memory://")) await mkdir(options.dataDir, { recursive: true });
-    const pglite = await PGlite.create(options.dataDir);
+    const pglite = await PGlite.create(options.dataDir, {
+      startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${options.embeddedCacheMb}MB`],
+    });
     adapterFactory = new PrismaPGlite(pglite);
     migrationFactory = adapterFactory;
     closeDriver = () => pglite.close();
