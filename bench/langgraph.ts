@@ -1,12 +1,18 @@
 // The same pause and resume done in process by LangGraph.js, for comparison:
 // a node calls interrupt(), the graph stops with its checkpoint saved, and
 // invoking it again with Command({resume}) continues the node. No LLM and no
-// network. The checkpointer is LangGraph's MemorySaver: its SQLite one needs a
-// native module (better-sqlite3) that this benchmark does not build, and an
-// in-memory checkpoint is cheaper than a durable one, so the comparison leans
-// in LangGraph's favour.
-import { Annotation, Command, END, MemorySaver, START, StateGraph, interrupt } from "@langchain/langgraph";
+// network. The checkpointer is LangGraph's SQLite one on a file, as
+// `SqliteSaver.fromConnString` sets it up (write-ahead log, every commit
+// synced), so its pause survives a crash as Tollgate's does; its MemorySaver,
+// which keeps nothing, is measured too.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Annotation, Command, END, MemorySaver, START, StateGraph, interrupt, type BaseCheckpointSaver } from "@langchain/langgraph";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { percentile } from "./stats.ts";
+
+export type Checkpointer = "sqlite" | "memory";
 
 const State = Annotation.Root({ answer: Annotation<string>() });
 
@@ -19,8 +25,7 @@ interface PausingGraph {
 /** Wraps a compiled graph as the one node of a parent graph (a subgraph). */
 const nested = (inner: unknown) => new StateGraph(State).addNode("call", inner as never).addEdge(START, "call").addEdge("call", END);
 
-function pausingGraph(depth: number): PausingGraph {
-  const checkpointer = new MemorySaver();
+function pausingGraph(depth: number, checkpointer: BaseCheckpointSaver): PausingGraph {
   const ask = new StateGraph(State)
     .addNode("ask", () => ({ answer: interrupt({ tool: "send_email", args: { to: "a@example.com" } }) as string }))
     .addEdge(START, "ask")
@@ -33,8 +38,18 @@ function pausingGraph(depth: number): PausingGraph {
 }
 
 /** Milliseconds for each pause and resume at this depth (1: one graph; 3: a cascade through two subgraphs). */
-export async function langGraphRoundTrips(depth: number, count: number): Promise<number[]> {
-  const graph = pausingGraph(depth);
+export async function langGraphRoundTrips(depth: number, count: number, kind: Checkpointer = "sqlite"): Promise<number[]> {
+  const folder = await mkdtemp(path.join(tmpdir(), "tollgate-bench-langgraph-"));
+  const checkpointer = kind === "sqlite" ? SqliteSaver.fromConnString(path.join(folder, "checkpoints.sqlite")) : new MemorySaver();
+  try {
+    return await pauseAndResume(pausingGraph(depth, checkpointer), depth, count);
+  } finally {
+    if (checkpointer instanceof SqliteSaver) checkpointer.db.close();
+    await rm(folder, { recursive: true, force: true });
+  }
+}
+
+async function pauseAndResume(graph: PausingGraph, depth: number, count: number): Promise<number[]> {
   const samples: number[] = [];
   for (let i = 0; i < count + 30; i++) {
     const config = { configurable: { thread_id: `thread-${depth}-${i}` } };
@@ -49,8 +64,10 @@ export async function langGraphRoundTrips(depth: number, count: number): Promise
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  for (const depth of [1, 3]) {
-    const samples = await langGraphRoundTrips(depth, 300);
-    console.log(`LangGraph depth ${depth}: p50 ${percentile(samples, 50).toFixed(2)} ms, p99 ${percentile(samples, 99).toFixed(2)} ms`);
+  for (const kind of ["sqlite", "memory"] as const) {
+    for (const depth of [1, 3]) {
+      const samples = await langGraphRoundTrips(depth, 300, kind);
+      console.log(`LangGraph, ${kind} checkpointer, depth ${depth}: p50 ${percentile(samples, 50).toFixed(2)} ms, p99 ${percentile(samples, 99).toFixed(2)} ms`);
+    }
   }
 }

@@ -183,8 +183,12 @@ interface TargetResults {
   autoApprovedRate: number[];
   evaluationUs: number[];
   depth3P50: number[];
+  /** LangGraph with its SQLite checkpointer (durable), the issue's comparison. */
   langGraphDepth1P50: number[];
   langGraphDepth3P50: number[];
+  /** LangGraph with its MemorySaver, which keeps nothing. */
+  langGraphInMemoryDepth1P50: number[];
+  langGraphInMemoryDepth3P50: number[];
   burstFirst: number[];
   burstLast: number[];
   calls: CallCost[][];
@@ -193,7 +197,7 @@ interface TargetResults {
 }
 
 async function measure(label: string, databaseUrl?: string): Promise<TargetResults> {
-  const results: TargetResults = { label, rtP50: [], rtP99: [], depth: { 1: { paused: [], resumed: [] }, 5: { paused: [], resumed: [] }, 10: { paused: [], resumed: [] } }, sustained: [], trace: [], stateSave: [], stateDiff: [], rules100P50: [], rules100P99: [], autoApprovedP50: [], autoApprovedRate: [], evaluationUs: [], depth3P50: [], langGraphDepth1P50: [], langGraphDepth3P50: [], burstFirst: [], burstLast: [], calls: [], memory: [] };
+  const results: TargetResults = { label, rtP50: [], rtP99: [], depth: { 1: { paused: [], resumed: [] }, 5: { paused: [], resumed: [] }, 10: { paused: [], resumed: [] } }, sustained: [], trace: [], stateSave: [], stateDiff: [], rules100P50: [], rules100P99: [], autoApprovedP50: [], autoApprovedRate: [], evaluationUs: [], depth3P50: [], langGraphDepth1P50: [], langGraphDepth3P50: [], langGraphInMemoryDepth1P50: [], langGraphInMemoryDepth3P50: [], burstFirst: [], burstLast: [], calls: [], memory: [] };
   for (let run = 1; run <= RUNS; run++) {
     const server = await startBenchServer(databaseUrl);
     const operator = await connectOperator(server);
@@ -215,8 +219,10 @@ async function measure(label: string, databaseUrl?: string): Promise<TargetResul
       await server.stop();
     }
     // The same pause and resume in process with LangGraph.js, in the same run.
-    results.langGraphDepth1P50.push(percentile(await langGraphRoundTrips(1, ROUND_TRIPS), 50));
-    results.langGraphDepth3P50.push(percentile(await langGraphRoundTrips(3, ROUND_TRIPS), 50));
+    results.langGraphDepth1P50.push(percentile(await langGraphRoundTrips(1, ROUND_TRIPS, "sqlite"), 50));
+    results.langGraphDepth3P50.push(percentile(await langGraphRoundTrips(3, ROUND_TRIPS, "sqlite"), 50));
+    results.langGraphInMemoryDepth1P50.push(percentile(await langGraphRoundTrips(1, ROUND_TRIPS, "memory"), 50));
+    results.langGraphInMemoryDepth3P50.push(percentile(await langGraphRoundTrips(3, ROUND_TRIPS, "memory"), 50));
     // A burst of agents on a server that has just started.
     const cold = await startBenchServer(databaseUrl);
     try {
@@ -268,7 +274,7 @@ async function measure(label: string, databaseUrl?: string): Promise<TargetResul
       } finally {
         operator.close();
       }
-      console.log(`${label} run ${run}/${RUNS}: round trip p50 ${results.rtP50.at(-1)!.toFixed(2)} ms, p99 ${results.rtP99.at(-1)!.toFixed(2)} ms, sustained ${results.sustained.at(-1)!.perSecond.toFixed(0)}/s, trace ${results.trace.at(-1)!.toFixed(0)}/s, with 100 rules p50 ${results.rules100P50.at(-1)!.toFixed(2)} ms, auto-approved p50 ${results.autoApprovedP50.at(-1)!.toFixed(2)} ms and ${results.autoApprovedRate.at(-1)!.toFixed(0)}/s with 100 agents, 100 rules evaluated in ${results.evaluationUs.at(-1)!.toFixed(1)} µs, depth 3 p50 ${results.depth3P50.at(-1)!.toFixed(2)} ms (LangGraph ${results.langGraphDepth3P50.at(-1)!.toFixed(2)} ms), burst first/last ${results.burstFirst.at(-1)!.toFixed(0)}/${results.burstLast.at(-1)!.toFixed(0)} ms`);
+      console.log(`${label} run ${run}/${RUNS}: round trip p50 ${results.rtP50.at(-1)!.toFixed(2)} ms, p99 ${results.rtP99.at(-1)!.toFixed(2)} ms, sustained ${results.sustained.at(-1)!.perSecond.toFixed(0)}/s, trace ${results.trace.at(-1)!.toFixed(0)}/s, with 100 rules p50 ${results.rules100P50.at(-1)!.toFixed(2)} ms, auto-approved p50 ${results.autoApprovedP50.at(-1)!.toFixed(2)} ms and ${results.autoApprovedRate.at(-1)!.toFixed(0)}/s with 100 agents, 100 rules evaluated in ${results.evaluationUs.at(-1)!.toFixed(1)} µs, depth 3 p50 ${results.depth3P50.at(-1)!.toFixed(2)} ms (LangGraph with SQLite ${results.langGraphDepth3P50.at(-1)!.toFixed(2)} ms), burst first/last ${results.burstFirst.at(-1)!.toFixed(0)}/${results.burstLast.at(-1)!.toFixed(0)} ms`);
     } finally {
       await fresh.stop();
     }
@@ -382,8 +388,10 @@ function report(targets: TargetResults[], cluster: string, extra: string): strin
     row("lost / duplicated decisions (all runs)", `${target.sustained.reduce((n, s) => n + s.lost, 0)} / ${target.sustained.reduce((n, s) => n + s.duplicated, 0)} of ${target.sustained.reduce((n, s) => n + s.completed, 0)}`, "0 / 0");
     const ratio = medianOf(target.depth3P50) / medianOf(target.langGraphDepth3P50);
     row("depth-3 cascade round trip p50 (ms)", spread(target.depth3P50, 2));
-    row("LangGraph.js in process, same run: pause and resume p50, depth 1 / depth 3 (ms)", `${spread(target.langGraphDepth1P50, 2)} / ${spread(target.langGraphDepth3P50, 2)}`);
-    row("depth-3 round trip ÷ LangGraph's depth-3 cascade", ratio.toFixed(2), goal("< 1", ratio < 1));
+    row("LangGraph.js in process, same run, SQLite checkpointer on a file: pause and resume p50, depth 1 / depth 3 (ms)", `${spread(target.langGraphDepth1P50, 2)} / ${spread(target.langGraphDepth3P50, 2)}`);
+    row("depth-3 round trip ÷ LangGraph's depth-3 cascade (SQLite)", ratio.toFixed(2), goal("< 1", ratio < 1));
+    const inMemoryRatio = medianOf(target.depth3P50) / medianOf(target.langGraphInMemoryDepth3P50);
+    row("LangGraph.js with its in-memory checkpointer (keeps nothing): depth 1 / depth 3 (ms), and the depth-3 ratio", `${spread(target.langGraphInMemoryDepth1P50, 2)} / ${spread(target.langGraphInMemoryDepth3P50, 2)}; ${inMemoryRatio.toFixed(2)}`);
     row("100-agent burst: first / last decision received (ms)", `${spread(target.burstFirst, 0)} / ${spread(target.burstLast, 0)}`, goal("< 1,000 / < 2,000", medianOf(target.burstFirst) < 1000 && medianOf(target.burstLast) < 2000));
     row("trace events ingested/s (batches of 100, 4 writers)", spread(target.trace, 0), goal("≥ 20,000", medianOf(target.trace) >= 20000));
     for (const memory of target.memory) {
