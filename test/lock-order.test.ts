@@ -175,6 +175,44 @@ describe.skipIf(TEST_TARGET !== "postgres")("lock order (PostgreSQL)", () => {
     expect(found).toBe(0);
   });
 
+  it("lock order: a task cancel that finds a request begun after its first read, racing an ask on that request, never deadlocks", async () => {
+    // The ask takes its locks in the order every use case does (the request's
+    // chain, then its task), by hand, so it can pause between them.
+    const setup = agentCaller(app.deps);
+    const { sessionId } = await setup.session.open({});
+    const running = await setup.request.begin({ sessionId, agent: "worker" });
+    const found = await deadlocksDuring(url, async (deps) => {
+      const operator = await operatorCaller(deps);
+      const holder = new pg.Client({ connectionString: url });
+      const asker = new pg.Client({ connectionString: url });
+      await holder.connect();
+      await asker.connect();
+      const pidOf = async (client: pg.Client) => (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
+      const waitingOn = (pid: number) => untilBackends(url, `${pid} = ANY(pg_blocking_pids(pid))`, (count) => count > 0);
+      try {
+        // The cancel's first read finds the running request; its chain lock then waits on the holder.
+        await holder.query("BEGIN");
+        await holder.query(`SELECT 1 FROM "Request" WHERE id = $1 FOR NO KEY UPDATE`, [running.requestId]);
+        const canceled = operator.task.cancel({ taskId: running.taskId });
+        await waitingOn(await pidOf(holder));
+        // Meanwhile a request begins in the task, and an ask on it locks its chain.
+        const latecomer = await agentCaller(deps).request.begin({ sessionId, agent: "worker", taskId: running.taskId });
+        await asker.query("BEGIN");
+        await asker.query(`SELECT 1 FROM "Request" WHERE id = $1 FOR NO KEY UPDATE`, [latecomer.requestId]);
+        await holder.query("ROLLBACK");
+        // The cancel goes on until it waits on the ask's chain; the ask then wants the task.
+        await waitingOn(await pidOf(asker));
+        await asker.query(`SELECT 1 FROM "Task" WHERE id = $1 FOR NO KEY UPDATE`, [running.taskId]).catch(() => undefined);
+        await asker.query("COMMIT").catch(() => undefined);
+        expect((await canceled).canceledRequests).toBe(2);
+      } finally {
+        await holder.end();
+        await asker.end();
+      }
+    });
+    expect(found).toBe(0);
+  });
+
   it("lock order: request.fail canceling the request's own approval, racing a decision in the same task, never deadlocks", async () => {
     // The failing request stays paused on its child's approval, so ending it is
     // what changes its task; the decision is a sibling's, in that task.

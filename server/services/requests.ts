@@ -415,10 +415,28 @@ async function traceInSteps(deps: ServiceDeps, agent: AgentPrincipal, requestId:
  * cancel any task of the workspace; an agent key one it has authority over.
  */
 export async function cancelTask(deps: ServiceDeps, by: OperatorPrincipal | AgentPrincipal, taskId: string, reason?: string) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const { result, changes } = await cancelTaskInLockOrder(deps, by, taskId, reason, attempt === CANCEL_ATTEMPTS);
+      publishChanges(deps, changes);
+      return result;
+    } catch (error) {
+      if (!(error instanceof LatecomersFound) || attempt === CANCEL_ATTEMPTS) throw error;
+    }
+  }
+}
+
+/** A cancel reads its requests again, in a new transaction, this many times before it takes latecomers' locks out of order. */
+const CANCEL_ATTEMPTS = 4;
+
+/** Requests begun in the task between the cancel's first read and its lock on the task: it starts over and reads them first. */
+class LatecomersFound extends Error {}
+
+function cancelTaskInLockOrder(deps: ServiceDeps, by: OperatorPrincipal | AgentPrincipal, taskId: string, reason: string | undefined, lastAttempt: boolean) {
   const { workspaceId } = by;
   const actor: Actor = by.kind === "agent" ? agentActor(by) : { type: "operator", id: by.operatorId, label: by.email };
   const now = deps.now();
-  const { result, changes } = await transact(deps, async (tx) => {
+  return transact(deps, async (tx) => {
     const changes = noChanges();
     const task = by.kind === "agent" ? await findTask(tx, by, taskId) : await tx.task.findFirst({ where: { id: taskId, workspaceId } });
     if (!task) throw notFound("task", taskId);
@@ -433,7 +451,8 @@ export async function cancelTask(deps: ServiceDeps, by: OperatorPrincipal | Agen
     // In the lock order (locks.ts): the active requests' chains, their pending
     // approvals, then every task this can change. With the subtree's tasks
     // locked no new request begins in them; one begun between the read above
-    // and that lock is picked up by the second read below.
+    // and that lock is found by the second read below, and the cancel starts
+    // over, so that its chain is locked before the tasks.
     const activeIn = async (exclude: string[]) =>
       (
         await tx.$queryRaw<{ id: string }[]>`
@@ -449,7 +468,9 @@ export async function cancelTask(deps: ServiceDeps, by: OperatorPrincipal | Agen
     await lockTasks(tx, [...taskIds, ...chains.map((row) => row.taskId)]);
     const latecomers = await activeIn(lockedIds);
     if (latecomers.length > 0) {
-      // Out of order, but only for requests committed in the last instant.
+      if (!lastAttempt) throw new LatecomersFound();
+      // Requests keep beginning in the task: their chains are locked out of
+      // order (a deadlock this causes is detected, and the transaction retried).
       const more = await lockChains(tx, latecomers);
       await lockTasks(tx, more.map((row) => row.taskId));
       lockedIds.push(...latecomers);
@@ -474,6 +495,4 @@ export async function cancelTask(deps: ServiceDeps, by: OperatorPrincipal | Agen
     await deps.audit.append(tx, workspaceId, { actor, action: "task.canceled", subjectType: "task", subjectId: taskId, data: { reason: reason ?? null, tasks: taskIds.length, requests: requestIds.length } }, now);
     return { result: { taskId, status: "CANCELED" as RunStatus, canceledRequests: requestIds.length }, changes };
   });
-  publishChanges(deps, changes);
-  return result;
 }
