@@ -23,6 +23,7 @@ describe("configuration", () => {
     [{ TOLLGATE_RECEIPT_TTL_SECONDS: "0" }, /TOLLGATE_RECEIPT_TTL_SECONDS/],
     [{ TOLLGATE_EMBEDDED_CACHE_MB: "0" }, /TOLLGATE_EMBEDDED_CACHE_MB="0"/],
     [{ TOLLGATE_EMBEDDED_CACHE_MB: "lots" }, /TOLLGATE_EMBEDDED_CACHE_MB="lots"/],
+    [{ TOLLGATE_EMBEDDED_CACHE_MB: "2500" }, /TOLLGATE_EMBEDDED_CACHE_MB="2500": must be at most 1024/],
     [{ TOLLGATE_TRUST_PROXY: "yes" }, /TOLLGATE_TRUST_PROXY="yes": must be "true" or "false"/],
   ])("env: a bad value stops the start with one line naming the variable (%o)", (source, message) => {
     expect(() => parseEnv(source)).toThrow(message);

@@ -15,8 +15,9 @@ const envSchema = z.object({
   // The embedded database's page cache (PostgreSQL's shared_buffers inside
   // PGlite), in MB. It lives in the server's own memory, all of it resident
   // from the start, so it is kept small; pages beyond it are read from files
-  // the operating system caches. Not used with DATABASE_URL.
-  TOLLGATE_EMBEDDED_CACHE_MB: z.coerce.number().int().min(1).max(4096).default(16),
+  // the operating system caches. PGlite's memory ends at 2 GB, hence the cap.
+  // Not used with DATABASE_URL.
+  TOLLGATE_EMBEDDED_CACHE_MB: z.coerce.number().int().min(1).max(1024, "must be at most 1024 (PGlite's memory ends at 2 GB)").default(16),
   DATABASE_URL: optionalString.pipe(
     z
       .string()

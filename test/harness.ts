@@ -8,9 +8,11 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import pg from "pg";
 import { afterAll, beforeAll, beforeEach } from "vitest";
+import { pgliteOptions } from "../server/db/client.ts";
 import { PrismaClient } from "../server/db/generated/client.ts";
 import { readMigrations } from "../server/db/schema-engine.ts";
 import { timedAdapterFactory } from "../server/db/timed-adapter.ts";
+import { parseEnv } from "../server/env.ts";
 import { EventBus } from "../server/events/bus.ts";
 import { bootstrapWorkspace } from "../server/services/bootstrap.ts";
 import { createServiceDeps, type ServiceDeps } from "../server/services/deps.ts";
@@ -86,7 +88,8 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       },
     };
   }
-  const pglite = await PGlite.create();
+  // Started as the server starts it, with the default page cache.
+  const pglite = await PGlite.create(pgliteOptions(parseEnv({}).TOLLGATE_EMBEDDED_CACHE_MB));
   for (const sql of migrations) await pglite.exec(sql);
   const { prisma, countStatements } = countingClient(new PrismaPGlite(pglite));
   return {

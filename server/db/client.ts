@@ -72,6 +72,11 @@ export function postgresForMigrations(databaseUrl: string, factory = new PrismaP
   };
 }
 
+/** PGlite's own start parameters, with the page cache (shared_buffers) set. */
+export function pgliteOptions(cacheMb: number): { startParams: string[] } {
+  return { startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${cacheMb}MB`] };
+}
+
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   let adapterFactory: SqlMigrationAwareDriverAdapterFactory;
   let migrationFactory: SqlMigrationAwareDriverAdapterFactory;
@@ -88,9 +93,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     location = redactUrl(options.databaseUrl);
   } else {
     if (!options.dataDir.startsWith("memory://")) await mkdir(options.dataDir, { recursive: true });
-    const pglite = await PGlite.create(options.dataDir, {
-      startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${options.embeddedCacheMb}MB`],
-    });
+    const pglite = await PGlite.create(options.dataDir, pgliteOptions(options.embeddedCacheMb));
     adapterFactory = new PrismaPGlite(pglite);
     migrationFactory = adapterFactory;
     closeDriver = () => pglite.close();
