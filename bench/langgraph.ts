@@ -2,9 +2,10 @@
 // a node calls interrupt(), the graph stops with its checkpoint saved, and
 // invoking it again with Command({resume}) continues the node. No LLM and no
 // network. The checkpointer is LangGraph's SQLite one on a file, as
-// `SqliteSaver.fromConnString` sets it up (write-ahead log, every commit
-// synced), so its pause survives a crash as Tollgate's does; its MemorySaver,
-// which keeps nothing, is measured too.
+// `SqliteSaver.fromConnString` sets it up (write-ahead log, synchronous=NORMAL:
+// a checkpoint survives the process dying, not the machine, as on PGlite, which
+// runs with fsync off; PostgreSQL syncs every commit); its MemorySaver, which
+// keeps nothing, is measured too.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";

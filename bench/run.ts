@@ -105,11 +105,8 @@ async function cascade(server: BenchServer, operator: Operator, depth: number) {
 /**
  * Agents spread over `servers` ask and wait as fast as they can; the first
  * operator's socket hears every request (from every node) and the operators
- * decide in turn, each through its own node.
- */
-/**
- * 100 agents ask and wait, the operator approving each as its socket hears it.
- * Their requests are begun before the clock starts, and the same load runs for
+ * decide in turn, each through its own node. The agents' requests are begun
+ * before the clock starts, and the same load runs for
  * SUSTAINED_WARM_UP_SECONDS first, so the rate is the steady one, not the
  * begins' and the JIT's first seconds. Lost and duplicated decisions are
  * counted over the warm-up too.

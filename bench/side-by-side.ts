@@ -23,6 +23,8 @@ import { percentile } from "./stats.ts";
 
 const COUNT = Number(process.env.SIDE_BY_SIDE_COUNT ?? 400);
 const WARM_UP = 30;
+/** The sustained load's warm-up, as in npm run bench. */
+const WARM_UP_SECONDS = Number(process.env.BENCH_SUSTAINED_WARM_UP_SECONDS ?? 2);
 const now = () => performance.now();
 
 /** A build's server (its dist/server.mjs), logged in as the operator, with an agent's session and request. */
@@ -94,7 +96,7 @@ async function startBuild(dir: string, databaseUrl: string) {
         );
         return completed;
       };
-      await askUntil(now() + 2000);
+      await askUntil(now() + WARM_UP_SECONDS * 1000);
       const started = now();
       const completed = await askUntil(started + seconds * 1000);
       socket.off("approval:requested", approve);
