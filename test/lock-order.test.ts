@@ -38,6 +38,8 @@ async function deadlocks(url: string): Promise<number> {
  */
 async function deadlocksDuring(url: string, race: (deps: ServiceDeps) => Promise<void>): Promise<number> {
   const before = await deadlocks(url);
+  // The test app's own connections stay; the racers' are the ones opened from here on.
+  const stay = await clientBackends(url);
   const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 8 }) });
   const deps = createServiceDeps(prisma, new EventBus());
   await deps.receipts.ready();
@@ -47,20 +49,36 @@ async function deadlocksDuring(url: string, race: (deps: ServiceDeps) => Promise
     await prisma.$disconnect();
   }
   // Backends flush their counters as they exit; wait until every racer has gone.
-  await untilBackends(url, "pid <> pg_backend_pid() AND backend_type = 'client backend'", (count) => count === 0);
+  await untilBackends(url, `pid <> pg_backend_pid() AND backend_type = 'client backend' AND NOT (pid = ANY('{${stay.join(",")}}'::int[]))`, (count) => count === 0);
   return (await deadlocks(url)) - before;
 }
 
-/** Polls this database's backends matching `where` (2 s at most) until their count satisfies `done`. */
+/** The pids of this database's client backends, the asking one's excepted. */
+async function clientBackends(url: string): Promise<number[]> {
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    const { rows } = await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()");
+    return rows.map((row) => row.pid);
+  } finally {
+    await admin.end();
+  }
+}
+
+/**
+ * Polls this database's backends matching `where` until their count satisfies
+ * `done`; fails after 5 s, so a race whose moment never came cannot pass.
+ */
 async function untilBackends(url: string, where: string, done: (count: number) => boolean): Promise<void> {
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   try {
-    for (let tries = 0; tries < 200; tries++) {
+    for (let tries = 0; tries < 500; tries++) {
       const { rows } = await admin.query<{ n: string }>(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND ${where}`);
       if (done(Number(rows[0]!.n))) return;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
+    throw new Error(`no moment when the backends where ${where} satisfied the race's condition came within 5 s`);
   } finally {
     await admin.end();
   }
@@ -202,8 +220,10 @@ describe.skipIf(TEST_TARGET !== "postgres")("lock order (PostgreSQL)", () => {
         await holder.query("ROLLBACK");
         // The cancel goes on until it waits on the ask's chain; the ask then wants the task.
         await waitingOn(await pidOf(asker));
-        await asker.query(`SELECT 1 FROM "Task" WHERE id = $1 FOR NO KEY UPDATE`, [running.taskId]).catch(() => undefined);
-        await asker.query("COMMIT").catch(() => undefined);
+        // Where the cancel holds the task this is a deadlock, and one of the two is canceled.
+        const deadlocked = (error: Error) => /deadlock detected/.test(error.message) || Promise.reject(error);
+        await asker.query(`SELECT 1 FROM "Task" WHERE id = $1 FOR NO KEY UPDATE`, [running.taskId]).catch(deadlocked);
+        await asker.query("COMMIT");
         expect((await canceled).canceledRequests).toBe(2);
       } finally {
         await holder.end();

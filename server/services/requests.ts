@@ -421,16 +421,20 @@ export async function cancelTask(deps: ServiceDeps, by: OperatorPrincipal | Agen
       publishChanges(deps, changes);
       return result;
     } catch (error) {
-      if (!(error instanceof LatecomersFound) || attempt === CANCEL_ATTEMPTS) throw error;
+      if (!(error instanceof LatecomersFound)) throw error;
     }
   }
 }
 
-/** A cancel reads its requests again, in a new transaction, this many times before it takes latecomers' locks out of order. */
+/** A cancel starts over this many times less one before its last attempt takes latecomers' locks out of order. */
 const CANCEL_ATTEMPTS = 4;
 
 /** Requests begun in the task between the cancel's first read and its lock on the task: it starts over and reads them first. */
-class LatecomersFound extends Error {}
+class LatecomersFound extends Error {
+  constructor() {
+    super("requests began in the task while it was being canceled; the cancel starts over");
+  }
+}
 
 function cancelTaskInLockOrder(deps: ServiceDeps, by: OperatorPrincipal | AgentPrincipal, taskId: string, reason: string | undefined, lastAttempt: boolean) {
   const { workspaceId } = by;
