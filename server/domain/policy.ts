@@ -255,19 +255,23 @@ export interface RuleVerdict {
   reason: string;
 }
 
-/** Why a rule does or does not match a call; null reason list means it matches. */
-function firstMismatch(compiled: CompiledRule, facts: CallFacts, now: Date): string | null {
+/**
+ * The first reason a rule does not match a call, or null when it matches. The
+ * reason is described only when asked for (an explanation), so evaluating a
+ * call against rules that do not match it builds no text.
+ */
+function firstMismatch(compiled: CompiledRule, facts: CallFacts, now: Date): (() => string) | null {
   const { rule } = compiled;
-  if (!rule.enabled) return "disabled";
-  if (rule.expiresAt && rule.expiresAt <= now) return `expired at ${rule.expiresAt.toISOString()}`;
-  if (compiled.agent && !compiled.agent(facts.agent)) return `agent "${facts.agent}" does not match "${rule.match.agent}"`;
-  if (compiled.tool && !compiled.tool(facts.tool)) return `tool "${facts.tool}" does not match "${rule.match.tool}"`;
-  if (rule.match.agentKeyId && rule.match.agentKeyId !== facts.agentKeyId) return `asked with another agent key than ${rule.match.agentKeyId}`;
-  if (rule.match.sessionId && rule.match.sessionId !== facts.sessionId) return `only for session ${rule.match.sessionId}`;
+  if (!rule.enabled) return () => "disabled";
+  if (rule.expiresAt && rule.expiresAt <= now) return () => `expired at ${rule.expiresAt!.toISOString()}`;
+  if (compiled.agent && !compiled.agent(facts.agent)) return () => `agent "${facts.agent}" does not match "${rule.match.agent}"`;
+  if (compiled.tool && !compiled.tool(facts.tool)) return () => `tool "${facts.tool}" does not match "${rule.match.tool}"`;
+  if (rule.match.agentKeyId && rule.match.agentKeyId !== facts.agentKeyId) return () => `asked with another agent key than ${rule.match.agentKeyId}`;
+  if (rule.match.sessionId && rule.match.sessionId !== facts.sessionId) return () => `only for session ${rule.match.sessionId}`;
   const session = compiled.session.find((condition) => !condition.test(facts.sessionMetadata));
-  if (session) return `session metadata: ${describeCondition(session.source)} does not hold`;
+  if (session) return () => `session metadata: ${describeCondition(session.source)} does not hold`;
   const args = compiled.args.find((condition) => !condition.test(facts.args));
-  if (args) return `arguments: ${describeCondition(args.source)} does not hold`;
+  if (args) return () => `arguments: ${describeCondition(args.source)} does not hold`;
   return null;
 }
 
@@ -303,7 +307,7 @@ export function evaluatePolicies(set: PolicySet, facts: CallFacts, now: Date, op
   for (const compiled of set.rules) {
     const mismatch = firstMismatch(compiled, facts, now);
     const { rule } = compiled;
-    if (options.explain) trail.push({ policyId: rule.id, name: rule.name, matched: mismatch === null, reason: mismatch ?? describeMatch(rule) });
+    if (options.explain) trail.push({ policyId: rule.id, name: rule.name, matched: mismatch === null, reason: mismatch ? mismatch() : describeMatch(rule) });
     if (mismatch === null) return { rule, trail };
   }
   return { rule: null, trail };
