@@ -262,8 +262,9 @@ export interface RuleVerdict {
  */
 function firstMismatch(compiled: CompiledRule, facts: CallFacts, now: Date): (() => string) | null {
   const { rule } = compiled;
+  const { expiresAt } = rule;
   if (!rule.enabled) return () => "disabled";
-  if (rule.expiresAt && rule.expiresAt <= now) return () => `expired at ${rule.expiresAt!.toISOString()}`;
+  if (expiresAt && expiresAt <= now) return () => `expired at ${expiresAt.toISOString()}`;
   if (compiled.agent && !compiled.agent(facts.agent)) return () => `agent "${facts.agent}" does not match "${rule.match.agent}"`;
   if (compiled.tool && !compiled.tool(facts.tool)) return () => `tool "${facts.tool}" does not match "${rule.match.tool}"`;
   if (rule.match.agentKeyId && rule.match.agentKeyId !== facts.agentKeyId) return () => `asked with another agent key than ${rule.match.agentKeyId}`;

@@ -14,7 +14,7 @@ import { type Actor } from "./audit.ts";
 import { findRequest, findTask, keyAtOrAbove, mayActOnRequest } from "./authority.ts";
 import { mergeChanges, noChanges, refreshTaskStatuses, type Changes } from "./cascade.ts";
 import type { ServiceDeps, Tx } from "./deps.ts";
-import { isUniqueViolation, publishChanges, transact, withRetries } from "./transaction.ts";
+import { ATTEMPTS, isUniqueViolation, publishChanges, transact, withRetries } from "./transaction.ts";
 
 const json = (value: unknown) => (value === undefined ? Prisma.DbNull : (value as Prisma.InputJsonValue));
 const agentActor = (agent: AgentPrincipal): Actor => ({ type: "agent", id: agent.agentKeyId, label: agent.keyName });
@@ -415,19 +415,14 @@ async function traceInSteps(deps: ServiceDeps, agent: AgentPrincipal, requestId:
  * cancel any task of the workspace; an agent key one it has authority over.
  */
 export async function cancelTask(deps: ServiceDeps, by: OperatorPrincipal | AgentPrincipal, taskId: string, reason?: string) {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const { result, changes } = await cancelTaskInLockOrder(deps, by, taskId, reason, attempt === CANCEL_ATTEMPTS);
-      publishChanges(deps, changes);
-      return result;
-    } catch (error) {
-      if (!(error instanceof LatecomersFound)) throw error;
-    }
-  }
+  // Started over while it finds latecomers; the last attempt takes their locks out of order.
+  const { result, changes } = await withRetries(
+    (tries) => cancelTaskInLockOrder(deps, by, taskId, reason, tries === ATTEMPTS),
+    (error) => error instanceof LatecomersFound,
+  );
+  publishChanges(deps, changes);
+  return result;
 }
-
-/** A cancel starts over this many times less one before its last attempt takes latecomers' locks out of order. */
-const CANCEL_ATTEMPTS = 4;
 
 /** Requests begun in the task between the cancel's first read and its lock on the task: it starts over and reads them first. */
 class LatecomersFound extends Error {

@@ -11,16 +11,27 @@ export function transact<T>(deps: ServiceDeps, work: (tx: Tx) => Promise<T>): Pr
   return withRetries(() => deps.prisma.$transaction(work, { maxWait: 10_000, timeout: 20_000 }));
 }
 
-/** Runs `attempt` again, up to four times in all, when it failed on a deadlock or a serialization failure. */
-export async function withRetries<T>(attempt: () => Promise<T>): Promise<T> {
+/** Retries before giving up: `attempt` runs this many times at most. */
+export const ATTEMPTS = 4;
+
+/**
+ * Runs `attempt` (told which try it is, from 1 to ATTEMPTS) again when it
+ * failed with an error `retryable` accepts: by default a deadlock or a
+ * serialization failure.
+ */
+export async function withRetries<T>(attempt: (tries: number) => Promise<T>, retryable: (error: unknown) => boolean = isDeadlockOrSerializationFailure): Promise<T> {
   for (let tries = 1; ; tries++) {
     try {
-      return await attempt();
+      return await attempt(tries);
     } catch (error) {
-      const text = error instanceof Error ? `${error.message} ${(error as { code?: string }).code ?? ""}` : "";
-      if (tries >= 4 || !RETRYABLE.test(text)) throw error;
+      if (tries >= ATTEMPTS || !retryable(error)) throw error;
     }
   }
+}
+
+function isDeadlockOrSerializationFailure(error: unknown): boolean {
+  const text = error instanceof Error ? `${error.message} ${(error as { code?: string }).code ?? ""}` : "";
+  return RETRYABLE.test(text);
 }
 
 export function publishChanges(deps: ServiceDeps, changes: Changes): void {
