@@ -19,6 +19,7 @@ import { callCosts, type CallCost } from "./calls.ts";
 import { langGraphRoundTrips } from "./langgraph.ts";
 import { memoryAfterApprovals, type MemoryResult } from "./memory.ts";
 import { connectOperator } from "./approver.ts";
+import { askSteadily } from "./steady-load.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const ROUND_TRIPS = Number(process.env.BENCH_ROUND_TRIPS ?? 300);
@@ -128,34 +129,26 @@ async function sustained(servers: BenchServer[], operators: Operator[], agents: 
   let lost = 0;
   let duplicated = 0;
   const seen = new Set<string>();
-  /** Every agent asks until the deadline; returns the approvals received. */
-  const askUntil = async (deadline: number) => {
-    let approved = 0;
-    await Promise.all(
-      requests.map(async (request, agentIndex) => {
-        const mine = sdks[agentIndex % sdks.length]!;
-        while (now() < deadline) {
-          const result = await mine.ask({ requestId: request.requestId, tool: "t", args: { agentIndex } });
-          if (result.status !== "APPROVED") lost += 1;
-          else if (seen.has(result.approvalId)) duplicated += 1;
-          else {
-            seen.add(result.approvalId);
-            approved += 1;
-          }
-        }
-      }),
-    );
-    return approved;
-  };
-  const warmedUp = await askUntil(now() + SUSTAINED_WARM_UP_SECONDS * 1000);
-  const started = now();
-  const measured = await askUntil(started + seconds * 1000);
-  const elapsed = (now() - started) / 1000;
+  const { warmUp, measured, elapsedSeconds } = await askSteadily(
+    requests.map((request, agentIndex) => () => sdks[agentIndex % sdks.length]!.ask({ requestId: request.requestId, tool: "t", args: { agentIndex } })),
+    SUSTAINED_WARM_UP_SECONDS,
+    seconds,
+    // A round trip is an approval received once; anything else is lost or duplicated.
+    (answer) => {
+      if (answer.status !== "APPROVED") lost += 1;
+      else if (seen.has(answer.approvalId)) duplicated += 1;
+      else {
+        seen.add(answer.approvalId);
+        return true;
+      }
+      return false;
+    },
+  );
   operator.socket.off("approval:requested", onRequested);
   for (const each of sdks) each.close();
   const audited = await operator.client.audit.list.query({ action: "approval.decided", limit: 1000 });
   const decidedTwice = [...decidedBy.values()].filter((count) => count > 1).length;
-  return { perSecond: measured / elapsed, completed: warmedUp + measured, lost, duplicated: duplicated + decidedTwice, auditedSample: audited.items.length };
+  return { perSecond: measured / elapsedSeconds, completed: warmUp + measured, lost, duplicated: duplicated + decidedTwice, auditedSample: audited.items.length };
 }
 
 async function traceIngest(server: BenchServer, seconds: number) {

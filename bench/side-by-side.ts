@@ -19,6 +19,7 @@
 import { createTollgate } from "../sdk/src/index.ts";
 import { connectOperator } from "./approver.ts";
 import { startBenchServer } from "./server.ts";
+import { askSteadily } from "./steady-load.ts";
 import { percentile } from "./stats.ts";
 
 const COUNT = Number(process.env.SIDE_BY_SIDE_COUNT ?? 400);
@@ -85,22 +86,15 @@ async function startBuild(dir: string, databaseUrl: string) {
         if (event.sessionId === loadSession) void operator.approval.decide.mutate({ approvalId: event.approvalId, action: "approve" }).catch(() => undefined);
       };
       socket.on("approval:requested", approve);
-      // Begun before the clock starts, with a warm-up of the same load, as in npm run bench.
       const requests = await Promise.all(Array.from({ length: agents }, (_, index) => sdk.begin({ sessionId: loadSession, agent: `agent-${index}` })));
-      const askUntil = async (deadline: number) => {
-        let completed = 0;
-        await Promise.all(
-          requests.map(async (request, index) => {
-            while (now() < deadline) if ((await sdk.ask({ requestId: request.requestId, tool: "send_email", args: { index } })).status === "APPROVED") completed += 1;
-          }),
-        );
-        return completed;
-      };
-      await askUntil(now() + WARM_UP_SECONDS * 1000);
-      const started = now();
-      const completed = await askUntil(started + seconds * 1000);
+      const { measured, elapsedSeconds } = await askSteadily(
+        requests.map((request, index) => () => sdk.ask({ requestId: request.requestId, tool: "send_email", args: { index } })),
+        WARM_UP_SECONDS,
+        seconds,
+        (answer) => answer.status === "APPROVED",
+      );
       socket.off("approval:requested", approve);
-      return completed / ((now() - started) / 1000);
+      return measured / elapsedSeconds;
     },
     async stop() {
       socket.close();
