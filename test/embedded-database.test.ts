@@ -1,8 +1,15 @@
 // The embedded database is opened with the page cache it is configured with
 // (TOLLGATE_EMBEDDED_CACHE_MB), not PostgreSQL's default of 128 MB, which
-// PGlite would hold in the server's memory from the start.
+// PGlite would hold in the server's memory from the start; and a new folder's
+// database is created in a child process, whose memory ends with it.
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { openDatabase } from "../server/db/client.ts";
+import { openDatabase, pgliteOptions } from "../server/db/client.ts";
+import { createEmbeddedDatabase, holdsEmbeddedDatabase } from "../server/db/embedded-folder.ts";
+
+const newFolder = () => mkdtemp(path.join(tmpdir(), "tollgate-embedded-"));
 
 describe("embedded database", () => {
   it("embedded database: its shared_buffers are the configured page cache", async () => {
@@ -13,5 +20,29 @@ describe("embedded database", () => {
     } finally {
       await database.close();
     }
+  });
+
+  it("embedded database: a new folder's database is created outside this process, which opens it afterwards", async () => {
+    const dataDir = await newFolder();
+    const externalBefore = process.memoryUsage().external;
+    await createEmbeddedDatabase(dataDir, pgliteOptions(8).startParams);
+    // Created here, PGlite's two instances and their WebAssembly memory (over 500 MB) would stay with this process.
+    expect(process.memoryUsage().external - externalBefore).toBeLessThan(64 * 2 ** 20);
+    expect(await holdsEmbeddedDatabase(dataDir)).toBe(true);
+
+    const database = await openDatabase({ dataDir, embeddedCacheMb: 8, migrate: false });
+    try {
+      const [row] = await database.prisma.$queryRaw<{ answer: number }[]>`SELECT 42 AS answer`;
+      expect(row!.answer).toBe(42);
+    } finally {
+      await database.close();
+    }
+  });
+
+  it("embedded database: a folder it cannot create a database in stops the start with a line naming the folder", async () => {
+    const dataDir = await newFolder();
+    await writeFile(path.join(dataDir, "global"), "a file where PostgreSQL keeps a folder");
+    await expect(createEmbeddedDatabase(dataDir, [])).rejects.toThrow(`could not create the embedded database in ${dataDir}: PGlite's file system failed`);
+    expect(await holdsEmbeddedDatabase(dataDir)).toBe(false);
   });
 });

@@ -7,6 +7,7 @@ import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapt
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import pg from "pg";
 import { PrismaClient } from "./generated/client.ts";
+import { createEmbeddedDatabase } from "./embedded-folder.ts";
 import { applyMigrations } from "./schema-engine.ts";
 import { timedAdapterFactory, type StatementListener } from "./timed-adapter.ts";
 
@@ -92,8 +93,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     target = "postgres";
     location = redactUrl(options.databaseUrl);
   } else {
-    if (!options.dataDir.startsWith("memory://")) await mkdir(options.dataDir, { recursive: true });
-    const pglite = await PGlite.create(options.dataDir, pgliteOptions(options.embeddedCacheMb));
+    const { startParams } = pgliteOptions(options.embeddedCacheMb);
+    if (!options.dataDir.startsWith("memory://")) {
+      await mkdir(options.dataDir, { recursive: true });
+      await createEmbeddedDatabase(options.dataDir, startParams);
+    }
+    const pglite = await PGlite.create(options.dataDir, { startParams });
     adapterFactory = new PrismaPGlite(pglite);
     migrationFactory = adapterFactory;
     closeDriver = () => pglite.close();
