@@ -1,7 +1,8 @@
-// The embedded database is opened with the page cache it is configured with
-// (TOLLGATE_EMBEDDED_CACHE_MB), not PostgreSQL's default of 128 MB, which
-// PGlite would hold in the server's memory from the start; and a new folder's
-// database is created in a child process, whose memory ends with it.
+// The embedded database holds its memory for the server's life, so it is kept
+// small: the page cache it is configured with (TOLLGATE_EMBEDDED_CACHE_MB), not
+// PostgreSQL's default of 128 MB; a statistics target of 10, not 100 (an
+// ANALYZE's sample stays in that memory); and a new folder's database created
+// in a child process, whose memory ends with it.
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -17,6 +18,16 @@ describe("embedded database", () => {
     try {
       const [setting] = await database.prisma.$queryRaw<{ shared_buffers: string }[]>`SHOW shared_buffers`;
       expect(setting!.shared_buffers).toBe("8MB");
+    } finally {
+      await database.close();
+    }
+  });
+
+  it("embedded database: ANALYZE samples rows for a statistics target of 10, not PostgreSQL's 100", async () => {
+    const database = await openDatabase({ dataDir: "memory://", embeddedCacheMb: 8, migrate: false });
+    try {
+      const [setting] = await database.prisma.$queryRaw<{ default_statistics_target: string }[]>`SHOW default_statistics_target`;
+      expect(setting!.default_statistics_target).toBe("10");
     } finally {
       await database.close();
     }
