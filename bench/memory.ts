@@ -2,8 +2,10 @@
 // decision pushed on the SDK's held connection) until `total` approvals have
 // been asked for and decided. The server's resident set size is read from its
 // own /metrics twice: as the load ends (garbage not yet collected included),
-// and after 30 quiet seconds, once V8 has collected and given back what the
-// load left (its memory reducer runs when a process goes idle): what it keeps.
+// and after 60 quiet seconds, once V8 has collected and given back what the
+// load left: what it keeps. V8's memory reducer does that when a process has
+// gone idle, about 30 s after the load here (--trace-gc), so a wait of 30 s
+// read the heap before it some runs and after it others.
 import { createTollgate } from "../sdk/src/index.ts";
 import { approveEachAsked, type BenchOperator } from "./approver.ts";
 import type { BenchServer } from "./server.ts";
@@ -18,7 +20,7 @@ export interface MemoryResult {
   heapUsedMb: number;
 }
 
-const QUIET_MS = Number(process.env.BENCH_MEMORY_QUIET_MS ?? 30_000);
+const QUIET_MS = Number(process.env.BENCH_MEMORY_QUIET_MS ?? 60_000);
 
 async function processMetric(url: string, name: string): Promise<number> {
   const text = await fetch(`${url}/metrics`).then((response) => response.text());
