@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { PrismaClient } from "../server/db/generated/client.ts";
 import { EventBus } from "../server/events/bus.ts";
 import { createServiceDeps, type ServiceDeps } from "../server/services/deps.ts";
+import { ATTEMPTS } from "../server/services/transaction.ts";
 import { unchainedEndings } from "./unchained-endings.ts";
 import { agentCaller, operatorCaller, TEST_TARGET, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
 
@@ -231,6 +232,46 @@ describe.skipIf(TEST_TARGET !== "postgres")("lock order (PostgreSQL)", () => {
       }
     });
     expect(found).toBe(0);
+  });
+
+  it("lock order: a task cancel that finds latecomers on every try cancels them on its last, out of order", async () => {
+    const setup = agentCaller(app.deps);
+    const { sessionId } = await setup.session.open({});
+    const running = await setup.request.begin({ sessionId, agent: "worker" });
+    const operator = await operatorCaller(app.deps);
+    // Two connections take turns holding the running request's row: the cancel
+    // waits on one while a request begins in the task, and the other queues
+    // behind the cancel, so it holds the row again before the cancel's next try.
+    const holders = [new pg.Client({ connectionString: url }), new pg.Client({ connectionString: url })] as const;
+    const lockRunning = (holder: pg.Client) => holder.query(`SELECT 1 FROM "Request" WHERE id = $1 FOR NO KEY UPDATE`, [running.requestId]);
+    const pidOf = async (client: pg.Client) => (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
+    const waitingOn = (pid: number) => untilBackends(url, `${pid} = ANY(pg_blocking_pids(pid))`, (count) => count > 0);
+    try {
+      for (const holder of holders) await holder.connect();
+      const pids = [await pidOf(holders[0]), await pidOf(holders[1])];
+      await holders[0].query("BEGIN");
+      await lockRunning(holders[0]);
+      const canceled = operator.task.cancel({ taskId: running.taskId });
+      const latecomers: string[] = [];
+      for (let tries = 1; tries <= ATTEMPTS; tries++) {
+        const [holding, next] = tries % 2 === 1 ? [0, 1] : [1, 0];
+        await waitingOn(pids[holding]!);
+        latecomers.push((await setup.request.begin({ sessionId, agent: "worker", taskId: running.taskId })).requestId);
+        let queued: Promise<unknown> = Promise.resolve();
+        if (tries < ATTEMPTS) {
+          await holders[next].query("BEGIN");
+          queued = lockRunning(holders[next]);
+          await untilBackends(url, `pid = ${pids[next]} AND cardinality(pg_blocking_pids(pid)) > 0`, (count) => count > 0);
+        }
+        await holders[holding].query("ROLLBACK");
+        await queued;
+      }
+      expect((await canceled).canceledRequests).toBe(1 + ATTEMPTS);
+      const statuses = await app.deps.prisma.request.findMany({ where: { id: { in: [running.requestId, ...latecomers] } }, select: { status: true } });
+      expect(statuses.map((request) => request.status)).toEqual(Array(1 + ATTEMPTS).fill("CANCELED"));
+    } finally {
+      for (const holder of holders) await holder.end();
+    }
   });
 
   it("lock order: request.fail canceling the request's own approval, racing a decision in the same task, never deadlocks", async () => {
