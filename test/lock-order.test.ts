@@ -248,14 +248,14 @@ describe.skipIf(TEST_TARGET !== "postgres")("lock order (PostgreSQL)", () => {
     const waitingOn = (pid: number) => untilBackends(url, `${pid} = ANY(pg_blocking_pids(pid))`, (count) => count > 0);
     try {
       for (const holder of holders) await holder.connect();
-      const pids = [await pidOf(holders[0]), await pidOf(holders[1])];
+      const pids = [await pidOf(holders[0]), await pidOf(holders[1])] as const;
       await holders[0].query("BEGIN");
       await lockRunning(holders[0]);
       const canceled = operator.task.cancel({ taskId: running.taskId });
       const latecomers: string[] = [];
       for (let tries = 1; tries <= ATTEMPTS; tries++) {
-        const [holding, next] = tries % 2 === 1 ? [0, 1] : [1, 0];
-        await waitingOn(pids[holding]!);
+        const [holding, next] = (tries % 2 === 1 ? [0, 1] : [1, 0]) as [0 | 1, 0 | 1];
+        await waitingOn(pids[holding]);
         latecomers.push((await setup.request.begin({ sessionId, agent: "worker", taskId: running.taskId })).requestId);
         let queued: Promise<unknown> = Promise.resolve();
         if (tries < ATTEMPTS) {

@@ -52,7 +52,7 @@ export async function findRequest(
   requestId: string,
   agent: AgentPrincipal | null,
   options: { lockChain?: boolean } = {},
-): Promise<RequestRow | null> {
+): Promise<(RequestRow & { chainTaskIds?: string[] }) | null> {
   const authority = agent ? keyAtOrAbove("Request", "r", agent.agentKeyId) : Prisma.sql`true`;
   const rows = await db.$queryRaw<(RequestRow & { agent: string; keyAtOrAbove: boolean })[]>`
     ${
@@ -73,7 +73,7 @@ export async function findRequest(
   const row = rows.find((candidate) => candidate.id === requestId);
   if (!row || (agent && !mayActOn(agent, row))) return null;
   const { agent: _agent, keyAtOrAbove: _keyAtOrAbove, ...request } = row;
-  return request;
+  return options.lockChain ? { ...request, chainTaskIds: [...new Set(rows.map((link) => link.taskId))] } : request;
 }
 
 /** Whether the agent may act on this request of its workspace. */

@@ -76,10 +76,11 @@ export async function lockTasks(tx: Tx, taskIds: Iterable<string>): Promise<void
 
 /**
  * Locks a request's call chain (lock order step 1) and reads the request as it
- * is behind the lock, in one statement. Null when it does not exist or `agent`
- * may not act on it (see server/domain/authority.ts); a null agent is only for
- * naming a parent request.
+ * is behind the lock, with the tasks of its chain, in one statement. Null when
+ * it does not exist or `agent` may not act on it (see
+ * server/domain/authority.ts); a null agent is only for naming a parent request.
  */
-export function lockChain(tx: Tx, workspaceId: string, requestId: string, agent: AgentPrincipal | null): Promise<RequestRow | null> {
-  return findRequest(tx, workspaceId, requestId, agent, { lockChain: true });
+export async function lockChain(tx: Tx, workspaceId: string, requestId: string, agent: AgentPrincipal | null): Promise<(RequestRow & { chainTaskIds: string[] }) | null> {
+  const request = await findRequest(tx, workspaceId, requestId, agent, { lockChain: true });
+  return request && { ...request, chainTaskIds: request.chainTaskIds ?? [] };
 }

@@ -322,7 +322,7 @@ async function endRequestInSteps(
       // A failing request's own pending approvals can no longer be acted on.
       // Canceling them appends to the audit chain (step 4), so every task this
       // ending can change, the chain's, is locked first (step 3).
-      await lockTasks(tx, (await lockChains(tx, [requestId])).map((row) => row.taskId));
+      await lockTasks(tx, request.chainTaskIds);
       mergeChanges(changes, await cancelPendingApprovalsOf(deps, tx, [requestId], agentActor(agent), now, "the request failed"));
     }
     // Still active: canceling its own approvals above may have moved it from
