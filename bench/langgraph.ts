@@ -12,6 +12,7 @@ import path from "node:path";
 import { Annotation, Command, END, MemorySaver, START, StateGraph, interrupt, type BaseCheckpointSaver } from "@langchain/langgraph";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { percentile } from "./stats.ts";
+import { warmUpInProcess } from "./warm-up.ts";
 
 export type Checkpointer = "sqlite" | "memory";
 
@@ -51,15 +52,19 @@ export async function langGraphRoundTrips(depth: number, count: number, kind: Ch
 }
 
 async function pauseAndResume(graph: PausingGraph, depth: number, count: number): Promise<number[]> {
-  const samples: number[] = [];
-  for (let i = 0; i < count + 30; i++) {
-    const config = { configurable: { thread_id: `thread-${depth}-${i}` } };
-    const started = performance.now();
+  const once = async (thread: string) => {
+    const config = { configurable: { thread_id: thread } };
     const paused = await graph.invoke({ answer: "" }, config);
     if (!("__interrupt__" in paused)) throw new Error("the graph did not pause");
     const resumed = await graph.invoke(new Command({ resume: "approved" }), config);
     if (resumed.answer !== "approved") throw new Error(`the graph resumed with ${JSON.stringify(resumed)}`);
-    if (i >= 30) samples.push(performance.now() - started);
+  };
+  await warmUpInProcess((i) => once(`warm-up-${depth}-${i}`));
+  const samples: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const started = performance.now();
+    await once(`thread-${depth}-${i}`);
+    samples.push(performance.now() - started);
   }
   return samples;
 }

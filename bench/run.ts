@@ -20,6 +20,7 @@ import { langGraphRoundTrips } from "./langgraph.ts";
 import { memoryAfterApprovals, type MemoryResult } from "./memory.ts";
 import { connectOperator } from "./approver.ts";
 import { askSteadily } from "./steady-load.ts";
+import { WARM_UP_SECONDS, warmUp } from "./warm-up.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const ROUND_TRIPS = Number(process.env.BENCH_ROUND_TRIPS ?? 300);
@@ -205,7 +206,7 @@ async function measure(label: string, databaseUrl?: string): Promise<TargetResul
     const server = await startBenchServer(databaseUrl);
     const operator = await connectOperator(server);
     try {
-      await roundTrips(server, operator, 30); // warm-up
+      await warmUp(server, operator);
       const samples = await roundTrips(server, operator, ROUND_TRIPS);
       results.rtP50.push(percentile(samples, 50));
       results.rtP99.push(percentile(samples, 99));
@@ -265,6 +266,7 @@ async function measure(label: string, databaseUrl?: string): Promise<TargetResul
       // Policies: the same round trip with 100 rules to walk past, and a call a rule approves.
       const operator = await connectOperator(fresh);
       try {
+        await warmUp(fresh, operator);
         results.calls.push(await callCosts(fresh, operator.client, 100));
         await loadHundredRules(operator.client);
         await roundTrips(fresh, operator, 30);
@@ -371,7 +373,7 @@ function report(targets: TargetResults[], cluster: string, extra: string): strin
   lines.push("# Benchmark results", "");
   lines.push(`Machine: ${os.cpus().length} cores (${cpu}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory, Node ${process.version}, ${os.platform()} ${os.release()}.`);
   lines.push(`Measured ${new Date().toISOString()} with \`npm run bench\`: the server runs in its own process; clients talk real HTTP and socket.io over loopback.`);
-  lines.push(`Each figure is the median over ${RUNS} runs on a fresh database, with the range (min–max) across runs in parentheses. Round trips: ${ROUND_TRIPS} per run after 30 warm-up; sustained: ${SUSTAINED_SECONDS} s with 100 agents whose requests were begun first, after ${SUSTAINED_WARM_UP_SECONDS} s of the same load; cascades: median of 15 per depth per run. Targets are issue 9's; the server's memory is measured once per database, in the first run; the deadlock count is not measured here (deadlocks: test/lock-order.test.ts).`, "");
+  lines.push(`Each figure is the median over ${RUNS} runs on a fresh database, with the range (min–max) across runs in parentheses. The per-call figures are a running server's: they follow ${WARM_UP_SECONDS} s of warm-up, begin, ask, decide and complete one after another on the same server (LangGraph's pause and resume warms up as long; see bench/warm-up.ts), and the burst is measured on a server that has just started. Round trips: ${ROUND_TRIPS} per run; sustained: ${SUSTAINED_SECONDS} s with 100 agents whose requests were begun first, after ${SUSTAINED_WARM_UP_SECONDS} s of the same load; cascades: median of 15 per depth per run. Targets are issue 9's; the server's memory is measured once per database, in the first run; the deadlock count is not measured here (deadlocks: test/lock-order.test.ts).`, "");
   for (const target of targets) {
     const embedded = target.label.startsWith("embedded");
     const medianOf = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
