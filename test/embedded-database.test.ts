@@ -12,25 +12,24 @@ import { createEmbeddedDatabase, holdsEmbeddedDatabase } from "../server/db/embe
 
 const newFolder = () => mkdtemp(path.join(tmpdir(), "tollgate-embedded-"));
 
+/** A setting as an embedded database opened with an 8 MB page cache reports it. */
+async function embeddedSetting(name: "shared_buffers" | "default_statistics_target"): Promise<string> {
+  const database = await openDatabase({ dataDir: "memory://", embeddedCacheMb: 8, migrate: false });
+  try {
+    const [row] = await database.prisma.$queryRawUnsafe<{ setting: string }[]>(`SELECT current_setting('${name}') AS setting`);
+    return row!.setting;
+  } finally {
+    await database.close();
+  }
+}
+
 describe("embedded database", () => {
   it("embedded database: its shared_buffers are the configured page cache", async () => {
-    const database = await openDatabase({ dataDir: "memory://", embeddedCacheMb: 8, migrate: false });
-    try {
-      const [setting] = await database.prisma.$queryRaw<{ shared_buffers: string }[]>`SHOW shared_buffers`;
-      expect(setting!.shared_buffers).toBe("8MB");
-    } finally {
-      await database.close();
-    }
+    expect(await embeddedSetting("shared_buffers")).toBe("8MB");
   });
 
   it("embedded database: ANALYZE samples rows for a statistics target of 10, not PostgreSQL's 100", async () => {
-    const database = await openDatabase({ dataDir: "memory://", embeddedCacheMb: 8, migrate: false });
-    try {
-      const [setting] = await database.prisma.$queryRaw<{ default_statistics_target: string }[]>`SHOW default_statistics_target`;
-      expect(setting!.default_statistics_target).toBe("10");
-    } finally {
-      await database.close();
-    }
+    expect(await embeddedSetting("default_statistics_target")).toBe("10");
   });
 
   it("embedded database: a new folder's database is created outside this process, which opens it afterwards", async () => {
