@@ -13,7 +13,7 @@ import { createServiceDeps } from "../server/services/deps.ts";
 const env = parseEnv(process.env);
 const secret = await resolveServerSecret({ configured: env.TOLLGATE_SECRET, dataDir: env.TOLLGATE_DATA_DIR });
 const database = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.TOLLGATE_DATA_DIR, embeddedCacheMb: env.TOLLGATE_EMBEDDED_CACHE_MB, migrate: false });
-const deps = createServiceDeps(database.prisma, new EventBus(), { secret, auditDigests: { file: env.TOLLGATE_AUDIT_DIGEST_FILE } });
+const deps = createServiceDeps(database, new EventBus(), { secret, auditDigests: { file: env.TOLLGATE_AUDIT_DIGEST_FILE } });
 let failed = 0;
 try {
   const workspaces = await database.prisma.workspace.findMany({ select: { id: true, name: true }, orderBy: { createdAt: "asc" } });

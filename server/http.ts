@@ -203,7 +203,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     throttleRedis.on("error", (error) => log.warn("redis (login throttle)", error));
     await throttleRedis.connect();
   }
-  const deps = createServiceDeps(database.prisma, bus, {
+  const deps = createServiceDeps(database, bus, {
     sessionTtlHours: env.TOLLGATE_SESSION_TTL_HOURS,
     shutdown: shutdown.signal,
     receipts,

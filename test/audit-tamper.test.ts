@@ -23,7 +23,7 @@ afterAll(() => rm(digestDir, { recursive: true, force: true }));
 beforeEach(async () => {
   digestFile = path.join(digestDir, `${Date.now()}-${Math.random()}.jsonl`);
   // The same database and process secret as the app, with digests kept in a file.
-  deps = createServiceDeps(db.prisma, app.bus, { auditDigests: { file: digestFile } });
+  deps = createServiceDeps(db, app.bus, { auditDigests: { file: digestFile } });
   await deps.receipts.ready();
 });
 

@@ -12,6 +12,7 @@ import { pgliteOptions } from "../server/db/client.ts";
 import { PrismaClient } from "../server/db/generated/client.ts";
 import { readMigrations } from "../server/db/schema-engine.ts";
 import { timedAdapterFactory } from "../server/db/timed-adapter.ts";
+import { directSql, type DirectSql } from "../server/db/direct-sql.ts";
 import { parseEnv } from "../server/env.ts";
 import { EventBus } from "../server/events/bus.ts";
 import { bootstrapWorkspace } from "../server/services/bootstrap.ts";
@@ -26,6 +27,8 @@ export const AGENT_KEY = "tgk_test_agent_key_0123456789";
 
 export interface TestDatabase {
   prisma: PrismaClient;
+  /** The direct statements, over the same adapter as `prisma` (counted alike). */
+  sql: DirectSql;
   /** How many statements (queries and commands, not BEGIN or COMMIT) `work` sent to the database. */
   countStatements<T>(work: () => Promise<T>): Promise<{ result: T; statements: number }>;
   /** A postgres:// URL for servers started by the test (PostgreSQL target only). */
@@ -54,7 +57,9 @@ function countingClient(adapter: PrismaPg | PrismaPGlite) {
     const counter = counted;
     return counter ? () => void counter.statements++ : undefined;
   };
-  const prisma = new PrismaClient({ adapter: timedAdapterFactory(adapter, listener) });
+  const timed = timedAdapterFactory(adapter, listener);
+  const prisma = new PrismaClient({ adapter: timed });
+  const sql = directSql(timed);
   const countStatements = async <T>(work: () => Promise<T>) => {
     counted = { statements: 0 };
     try {
@@ -64,7 +69,7 @@ function countingClient(adapter: PrismaPg | PrismaPGlite) {
       counted = undefined;
     }
   };
-  return { prisma, countStatements };
+  return { prisma, sql, countStatements };
 }
 
 /** A new, migrated database for one test file. */
@@ -77,13 +82,15 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     await client.connect();
     for (const sql of migrations) await client.query(sql);
     await client.end();
-    const { prisma, countStatements } = countingClient(new PrismaPg({ connectionString: url.toString() }));
+    const { prisma, sql, countStatements } = countingClient(new PrismaPg({ connectionString: url.toString() }));
     return {
       prisma,
+      sql,
       countStatements,
       url: url.toString(),
       async close() {
         await prisma.$disconnect();
+        await sql.close();
         await database.drop();
       },
     };
@@ -91,12 +98,14 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   // Started as the server starts it, with the default page cache.
   const pglite = await PGlite.create(pgliteOptions(parseEnv({}).TOLLGATE_EMBEDDED_CACHE_MB));
   for (const sql of migrations) await pglite.exec(sql);
-  const { prisma, countStatements } = countingClient(new PrismaPGlite(pglite));
+  const { prisma, sql, countStatements } = countingClient(new PrismaPGlite(pglite));
   return {
     prisma,
+    sql,
     countStatements,
     async close() {
       await prisma.$disconnect();
+      await sql.close();
       await pglite.close();
     },
   };
@@ -122,7 +131,7 @@ export interface TestApp {
 export async function freshApp(db: TestDatabase): Promise<TestApp> {
   await resetDatabase(db.prisma);
   const bus = new EventBus();
-  const deps = createServiceDeps(db.prisma, bus);
+  const deps = createServiceDeps(db, bus);
   // As a server does at start: decisions sign inside their transaction, where
   // the embedded database could not also create the first key.
   await deps.receipts.ready();

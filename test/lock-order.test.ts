@@ -5,6 +5,7 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { directSql } from "../server/db/direct-sql.ts";
 import { PrismaClient } from "../server/db/generated/client.ts";
 import { EventBus } from "../server/events/bus.ts";
 import { createServiceDeps, type ServiceDeps } from "../server/services/deps.ts";
@@ -41,13 +42,18 @@ async function deadlocksDuring(url: string, race: (deps: ServiceDeps) => Promise
   const before = await deadlocks(url);
   // The test app's own connections stay; the racers' are the ones opened from here on.
   const stay = await clientBackends(url);
-  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 8 }) });
-  const deps = createServiceDeps(prisma, new EventBus());
+  const pool = new pg.Pool({ connectionString: url, max: 8 });
+  const adapter = new PrismaPg(pool);
+  const prisma = new PrismaClient({ adapter });
+  const sql = directSql(adapter);
+  const deps = createServiceDeps({ prisma, sql }, new EventBus());
   await deps.receipts.ready();
   try {
     await race(deps);
   } finally {
     await prisma.$disconnect();
+    await sql.close();
+    await pool.end();
   }
   // Backends flush their counters as they exit; wait until every racer has gone.
   await untilBackends(url, `pid <> pg_backend_pid() AND backend_type = 'client backend' AND NOT (pid = ANY('{${stay.join(",")}}'::int[]))`, (count) => count === 0);

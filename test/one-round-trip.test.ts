@@ -4,6 +4,7 @@
 // PostgreSQL are in lock-order.test.ts.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { z } from "zod";
+import type { Prisma } from "../server/db/generated/client.ts";
 import type { RunStatus } from "../server/domain/lifecycle.ts";
 import { newId } from "../server/domain/ids.ts";
 import { verifyAudit } from "../server/services/audit.ts";
@@ -59,12 +60,10 @@ async function endedOnce(approvalId: string, requestIds: string[]) {
  * interleaving a concurrent change can cause.
  */
 function afterTheRead(readsFrom: string, meanwhile: () => Promise<unknown>) {
-  const read = app.deps.prisma.$queryRaw.bind(app.deps.prisma);
-  const spy = vi.spyOn(app.deps.prisma, "$queryRaw").mockImplementation((async (...args: Parameters<typeof read>) => {
-    const rows = await read(...args);
-    const [query] = args as unknown as [TemplateStringsArray | { strings: readonly string[] }];
-    const sql = ("strings" in query ? query.strings : query).join("?");
-    if (sql.includes(readsFrom)) {
+  const read = app.deps.sql.query.bind(app.deps.sql);
+  const spy = vi.spyOn(app.deps.sql, "query").mockImplementation((async (statement: Prisma.Sql) => {
+    const rows = await read(statement);
+    if (statement.strings.join("?").includes(readsFrom)) {
       spy.mockRestore();
       await meanwhile();
     }
@@ -679,7 +678,7 @@ describe("approval.decide when something changes between its read and its write"
 
   /** An operator on another node: this node's decisions in a workspace take turns (AuditTurns), another node's do not wait for them. */
   async function operatorOnAnotherNode() {
-    const otherDeps = createServiceDeps(db.prisma, app.bus);
+    const otherDeps = createServiceDeps(db, app.bus);
     await otherDeps.receipts.ready();
     return operatorCaller(otherDeps);
   }
@@ -950,7 +949,7 @@ describe("decisions queued for the audit turn, written together", () => {
   it("one approval of the batch ended meanwhile: the batch writes nothing, and each decision is read and decided on its own", async () => {
     const { operator, begun, approvalIds } = await openedApprovals("one ended meanwhile", 3);
     const [first, ended, last] = approvalIds as [string, string, string];
-    const otherNode = createServiceDeps(db.prisma, app.bus);
+    const otherNode = createServiceDeps(db, app.bus);
     await otherNode.receipts.ready();
     const other = await operatorCaller(otherNode);
 
@@ -1022,7 +1021,7 @@ describe("decisions queued for the audit turn, written together", () => {
 
   it("an audit entry written meanwhile: the batch writes nothing, and each decision is chained after it on its own", async () => {
     const { operator, begun, approvalIds } = await openedApprovals("the head moves under a batch", 3);
-    const otherNode = createServiceDeps(db.prisma, app.bus);
+    const otherNode = createServiceDeps(db, app.bus);
     await otherNode.receipts.ready();
     const other = await operatorCaller(otherNode);
 

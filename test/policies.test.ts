@@ -136,7 +136,7 @@ describe("rules decide", () => {
     const admin = await operatorCaller(app.deps);
     const rule = await admin.policy.create({ name: "reads", match: { tool: "read_*" }, outcome: "approve" });
     const { agent, begun } = await running();
-    const otherDeps = createServiceDeps(db.prisma, app.bus);
+    const otherDeps = createServiceDeps(db, app.bus);
     await otherDeps.receipts.ready();
     const otherNode = agentCaller(otherDeps);
     expect((await otherNode.approval.request({ requestId: begun.requestId, tool: "read_file", args: { n: 1 } })).status).toBe("APPROVED");

@@ -10,12 +10,15 @@ import { PrismaClient } from "./generated/client.ts";
 import { createEmbeddedDatabase } from "./embedded-folder.ts";
 import { applyMigrations } from "./schema-engine.ts";
 import { timedAdapterFactory, type StatementListener } from "./timed-adapter.ts";
+import { directSql, type DirectSql } from "./direct-sql.ts";
 
 export type { PrismaClient };
 export type DatabaseTarget = "embedded" | "postgres";
 
 export interface Database {
   prisma: PrismaClient;
+  /** The hot path's statements, over Prisma's own connections (direct-sql.ts). */
+  sql: DirectSql;
   target: DatabaseTarget;
   /** Where the data lives: the folder (embedded) or the URL without its password. */
   location: string;
@@ -98,10 +101,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   let location: string;
 
   if (options.databaseUrl) {
-    const factory = new PrismaPg({ connectionString: options.databaseUrl, max: 10 });
-    adapterFactory = factory;
-    migrationFactory = postgresForMigrations(options.databaseUrl, factory);
-    closeDriver = async () => {};
+    // One pool for Prisma's client and the direct statements. Migrations get
+    // connections of their own: the schema engine's advisory lock is let go
+    // only when its connection closes, which a shared pool's never does.
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+    adapterFactory = new PrismaPg(pool);
+    migrationFactory = postgresForMigrations(options.databaseUrl);
+    closeDriver = () => pool.end();
     target = "postgres";
     location = redactUrl(options.databaseUrl);
   } else {
@@ -121,9 +127,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   if (options.migrate !== false) await applyMigrations(migrationFactory);
 
   let statementListener: StatementListener | undefined;
-  const prisma = new PrismaClient({ adapter: timedAdapterFactory(adapterFactory, () => statementListener) });
+  const timedFactory = timedAdapterFactory(adapterFactory, () => statementListener);
+  const prisma = new PrismaClient({ adapter: timedFactory });
+  const sql = directSql(timedFactory);
   return {
     prisma,
+    sql,
     onStatement(listener) {
       statementListener = listener;
     },
@@ -133,6 +142,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     migrationFactory,
     async close() {
       await prisma.$disconnect();
+      await sql.close();
       await closeDriver();
     },
   };

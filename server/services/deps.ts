@@ -1,7 +1,8 @@
 // What every use case is given: the database, the event bus, the clock and the
 // receipt signer.
 import type { Metrics } from "../observability/metrics.ts";
-import type { PrismaClient } from "../db/client.ts";
+import type { Database, PrismaClient } from "../db/client.ts";
+import type { DirectSql } from "../db/direct-sql.ts";
 import type { Prisma } from "../db/generated/client.ts";
 import type { EventBus } from "../events/bus.ts";
 import { DecisionWaiters } from "../events/waiters.ts";
@@ -27,6 +28,8 @@ import { SecretBox } from "../secret-box.ts";
 
 export interface ServiceDeps {
   prisma: PrismaClient;
+  /** The hot path's one-statement use cases, sent without Prisma's client (db/direct-sql.ts). */
+  sql: DirectSql;
   bus: EventBus;
   now: () => Date;
   sessionTtlHours: number;
@@ -76,7 +79,7 @@ export interface ServiceDeps {
 let processSecret: string | undefined;
 
 export function createServiceDeps(
-  prisma: PrismaClient,
+  { prisma, sql }: Pick<Database, "prisma" | "sql">,
   bus: EventBus,
   options: {
     sessionTtlHours?: number;
@@ -97,6 +100,7 @@ export function createServiceDeps(
   const auditTurns = new AuditTurns();
   const deps: ServiceDeps = {
     prisma,
+    sql,
     bus,
     now: () => new Date(),
     sessionTtlHours: options.sessionTtlHours ?? 12,

@@ -83,13 +83,13 @@ async function beginRequestInOneCall(deps: ServiceDeps, agent: AgentPrincipal, i
   const requestId = newId("req");
   const kind = input.kind === "orchestrator" ? "ORCHESTRATOR" : "AGENT";
   const [row] = await withRetries(() =>
-    deps.prisma.$queryRaw<(BegunInOneCall & Partial<GateFactsRow>)[]>`
+    deps.sql.query<BegunInOneCall & Partial<GateFactsRow>>(Prisma.sql`
       SELECT b.outcome, b.task_id AS begun_task_id, b.task_status AS begun_task_status, b.task_changed AS begun_task_changed, f.*
       FROM tollgate_begin_request(${agent.workspaceId}, ${agent.agentKeyId}, ${input.sessionId}, ${input.agent},
         ${kind}::"TaskKind", ${input.taskId ?? null}, ${input.parentRequestId ?? null},
         ${input.input === undefined ? null : JSON.stringify(input.input)}::json, ${input.idempotencyKey ?? null},
         ${input.resumeUrl ?? null}, ${input.resumeToken ?? null}, ${input.framework ?? null}, ${input.traceparent ?? null}, ${requestId}, ${newId("tsk")}, ${deps.now()}::timestamp(3)) b
-      LEFT JOIN LATERAL tollgate_gate_facts(${agent.workspaceId}, CASE WHEN b.outcome = 'begun' THEN ${requestId}::text END, ${agent.agentKeyId}) f ON true`,
+      LEFT JOIN LATERAL tollgate_gate_facts(${agent.workspaceId}, CASE WHEN b.outcome = 'begun' THEN ${requestId}::text END, ${agent.agentKeyId}) f ON true`),
   );
   if (!row || row.outcome !== "begun") return null;
   const { workspaceId } = agent;
@@ -286,9 +286,9 @@ async function endRunningRequestInOneCall(
   const output = ending === "complete" && payload.output !== undefined ? JSON.stringify(payload.output) : null;
   const error = ending === "fail" && payload.error !== undefined ? JSON.stringify(payload.error) : null;
   const [row] = await withRetries(() =>
-    deps.prisma.$queryRaw<EndedInOneCall[]>`
+    deps.sql.query<EndedInOneCall>(Prisma.sql`
       SELECT * FROM tollgate_end_request(${agent.workspaceId}, ${requestId}, ${agent.agentKeyId},
-        ${status}::"RunStatus", ${output}::json, ${error}::jsonb, ${deps.now()}::timestamp(3))`,
+        ${status}::"RunStatus", ${output}::json, ${error}::jsonb, ${deps.now()}::timestamp(3))`),
   );
   if (!row || row.outcome !== "ended") return null;
   const { workspaceId } = agent;

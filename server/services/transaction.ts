@@ -55,11 +55,11 @@ export function publishChanges(deps: ServiceDeps, changes: Changes): void {
 
 /**
  * True for a unique-constraint violation (another writer got there first):
- * Prisma's own, or PostgreSQL's 23505 from a raw statement or SQL function.
+ * Prisma's own, or PostgreSQL's 23505 from a raw or direct statement or SQL function.
  */
 export function isUniqueViolation(error: unknown): boolean {
   if (typeof error !== "object" || error === null) return false;
   const { code, meta } = error as { code?: string; meta?: { code?: string; driverAdapterError?: { cause?: { originalCode?: string } } } };
-  if (code === "P2002") return true;
+  if (code === "P2002" || code === "23505") return true;
   return code === "P2010" && (meta?.code === "23505" || meta?.driverAdapterError?.cause?.originalCode === "23505");
 }

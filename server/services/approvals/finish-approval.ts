@@ -215,8 +215,8 @@ export interface ApprovalBeforeEnding {
  * when the workspace has no such approval.
  */
 export async function readApprovalBeforeEnding(deps: ServiceDeps, workspaceId: string, approvalId: string): Promise<ApprovalBeforeEnding | null> {
-  const [row] = await deps.prisma.$queryRaw<(ApprovalRow & EndingRowExtra)[]>`
-    SELECT ${ENDING_ROW_COLUMNS} FROM tollgate_read_approval_before_ending(${workspaceId}, ${approvalId}) f`;
+  const [row] = await deps.sql.query<(ApprovalRow & EndingRowExtra)>(Prisma.sql`
+    SELECT ${ENDING_ROW_COLUMNS} FROM tollgate_read_approval_before_ending(${workspaceId}, ${approvalId}) f`);
   return row ? endingRow(row) : null;
 }
 
@@ -237,10 +237,10 @@ export async function finishApprovalIfUnchanged(
 ): Promise<EndedApproval | "stale" | "contended"> {
   const { approval } = read;
   const write = await endingWrite(deps, read, read.auditHead, ending, actor, now);
-  const rows = await deps.prisma.$queryRaw<ChangeRow[]>`
+  const rows = await deps.sql.query<ChangeRow>(Prisma.sql`
     SELECT * FROM tollgate_finish_approval_if_unchanged(${approval.workspaceId}, ${approval.id}, ${read.auditHead?.seq ?? null}::int,
       ${JSON.stringify(write.written)}::json, ${write.delivery && JSON.stringify(write.delivery)}::json,
-      ${JSON.stringify(write.trace)}::json, ${JSON.stringify(write.audit)}::json, ${now}::timestamp(3))`;
+      ${JSON.stringify(write.trace)}::json, ${JSON.stringify(write.audit)}::json, ${now}::timestamp(3))`);
   const kind = rows[0]?.kind;
   if (kind === "stale" || kind === "contended") return kind;
   // No row at all: the conditional write found the approval ended (it was checked pending behind the lock, so this is the SQL's own guard).
@@ -300,8 +300,8 @@ async function finishApprovalsTogether(deps: ServiceDeps, workspaceId: string, h
   );
   // A transaction of its own, retried like one on a deadlock or serialization failure.
   const rows = await withRetries(
-    () => deps.prisma.$queryRaw<(ChangeRow & { ending: number | null })[]>`
-      SELECT * FROM tollgate_finish_approvals_if_unchanged(${workspaceId}, ${head.seq}::int, ${endings}::json)`,
+    () => deps.sql.query<(ChangeRow & { ending: number | null })>(Prisma.sql`
+      SELECT * FROM tollgate_finish_approvals_if_unchanged(${workspaceId}, ${head.seq}::int, ${endings}::json)`),
   );
   const kind = rows[0]?.kind;
   if (kind === "contended") return kind;

@@ -3,7 +3,7 @@
 // person; a repeated idempotency key, or the same framework id (externalId) on
 // the same request, returns the approval it made.
 import { dequal } from "dequal";
-import type { Approval } from "../../db/generated/client.ts";
+import { Prisma, type Approval } from "../../db/generated/client.ts";
 import { idempotencyKeyOfOtherWork, mayActOn } from "../../domain/authority.ts";
 import { DomainError, notFound } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
@@ -185,8 +185,8 @@ async function openIfUnchanged(
   }
   // Facts read to find that a rule decides would be read again behind the locks.
   if (ruleDecidesBehindLocks) return null;
-  const [row] = await deps.prisma.$queryRaw<(GateFactsRow & { audit_seq: number | null; audit_hash: string | null })[]>`
-    SELECT (r.facts).*, r.audit_seq, r.audit_hash FROM tollgate_read_request_for_approval(${workspaceId}, ${input.requestId}, ${agentKeyId}) r`;
+  const [row] = await deps.sql.query<(GateFactsRow & { audit_seq: number | null; audit_hash: string | null })>(Prisma.sql`
+    SELECT (r.facts).*, r.audit_seq, r.audit_hash FROM tollgate_read_request_for_approval(${workspaceId}, ${input.requestId}, ${agentKeyId}) r`);
   const facts = gateFactsOf(agent, row);
   const read = row?.audit_seq == null ? null : { seq: row.audit_seq, hash: row.audit_hash! };
   const turn: AuditTurn = { head: null, guessed: false, ruleDecidesBehindLocks };
@@ -302,10 +302,10 @@ async function writeIfUnchanged(
   now: Date,
   { guessedHead = false } = {},
 ): Promise<Changes | "stale" | "contended"> {
-  const rows = await deps.prisma.$queryRaw<ChangeRow[]>`
+  const rows = await deps.sql.query<ChangeRow>(Prisma.sql`
     SELECT * FROM tollgate_open_approval_if_unchanged(${agent.workspaceId}, ${agent.agentKeyId}, ${facts.fingerprint}, ${head?.seq ?? null}::int,
       ${opening.approvalJson}::json, ${JSON.stringify(opening.traces)}::json, ${JSON.stringify(opening.notifications)}::json,
-      ${opening.audit && JSON.stringify(opening.audit)}::json, ${now}::timestamp(3))`;
+      ${opening.audit && JSON.stringify(opening.audit)}::json, ${now}::timestamp(3))`);
   const kind = rows[0]?.kind;
   // A head this node guessed and found taken says nothing of contention: WrittenAuditHeads.
   if (kind === "contended" && !guessedHead) deps.auditHeadContention.noted(agent.workspaceId, now);
@@ -317,8 +317,8 @@ async function writeIfUnchanged(
 
 /** The workspace's audit head as it is now, unlocked: a rule's decision on remembered facts chains to it, and its write checks it. */
 async function readAuditHead(deps: ServiceDeps, workspaceId: string): Promise<AuditHead | null> {
-  const [head] = await deps.prisma.$queryRaw<AuditHead[]>`
-    SELECT seq, hash FROM "AuditEntry" WHERE "workspaceId" = ${workspaceId} ORDER BY seq DESC LIMIT 1`;
+  const [head] = await deps.sql.query<AuditHead>(Prisma.sql`
+    SELECT seq, hash FROM "AuditEntry" WHERE "workspaceId" = ${workspaceId} ORDER BY seq DESC LIMIT 1`);
   return head ?? null;
 }
 

@@ -1,0 +1,51 @@
+// The hot path's direct statements (server/db/direct-sql.ts) give what
+// $queryRaw gives and fail as it fails, on both databases.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DatabaseStatementError } from "../server/db/direct-sql.ts";
+import { Prisma } from "../server/db/generated/client.ts";
+import { isUniqueViolation } from "../server/services/transaction.ts";
+import { createTestDatabase, type TestDatabase } from "./harness.ts";
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+  await db.prisma.$executeRawUnsafe(`CREATE TABLE direct_sql_keys (id text PRIMARY KEY)`);
+});
+afterAll(async () => {
+  await db?.close();
+});
+
+describe("a direct statement", () => {
+  it("gives every column as $queryRaw gives it", async () => {
+    const statement = Prisma.sql`
+      SELECT ${"text"}::text AS text, 7::int AS int, 9007199254740993::int8 AS int8, 1.5::numeric AS numeric, true AS bool,
+        '{"b":1,"a":[1,"x",null]}'::json AS json, '{"b":1,"a":2}'::jsonb AS jsonb, 'null'::json AS json_null, NULL::json AS sql_null,
+        ARRAY['a','b']::text[] AS texts, 'PAUSED'::"RunStatus" AS status, ${new Date("2026-01-02T03:04:05.678Z")}::timestamp(3) AS at,
+        '2026-05-06 07:08:09.5+02'::timestamptz AS at_zone, ${42}::int AS number_param`;
+    const direct = await db.sql.query(statement);
+    expect(direct).toEqual(await db.prisma.$queryRaw(statement));
+    expect(direct[0]).toMatchObject({ int8: 9007199254740993n, at: new Date("2026-01-02T03:04:05.678Z"), json: { b: 1, a: [1, "x", null] }, json_null: null });
+  });
+
+  it("sends an undefined value as NULL", async () => {
+    expect(await db.sql.query(Prisma.sql`SELECT ${undefined}::text IS NULL AS is_null`)).toEqual([{ is_null: true }]);
+  });
+
+  it("is counted and timed with Prisma's statements", async () => {
+    const { statements } = await db.countStatements(() => db.sql.query(Prisma.sql`SELECT 1 AS one`));
+    expect(statements).toBe(1);
+  });
+
+  it("fails with PostgreSQL's SQLSTATE and message, so a unique violation is recognised as one", async () => {
+    await db.sql.query(Prisma.sql`INSERT INTO direct_sql_keys (id) VALUES (${"once"}) RETURNING id`);
+    const duplicate = await db.sql.query(Prisma.sql`INSERT INTO direct_sql_keys (id) VALUES (${"once"}) RETURNING id`).catch((error: unknown) => error);
+    expect(duplicate).toBeInstanceOf(DatabaseStatementError);
+    expect(duplicate).toMatchObject({ code: "23505", message: expect.stringContaining("direct_sql_keys_pkey") });
+    expect(isUniqueViolation(duplicate)).toBe(true);
+    await expect(db.sql.query(Prisma.sql`SELECT 1 / ${0}::int AS never`)).rejects.toMatchObject({ code: "22012", message: expect.stringContaining("division by zero") });
+  });
+
+  it("refuses a column it cannot give as $queryRaw does, naming it", async () => {
+    await expect(db.sql.query(Prisma.sql`SELECT '\\x00ff'::bytea AS raw_bytes`)).rejects.toThrow(/column raw_bytes/);
+  });
+});
