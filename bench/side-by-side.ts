@@ -13,7 +13,8 @@
 // (the ask until the operator's socket hears it; the decision), a call a rule
 // approves, a request begun and completed, and a request's first ask.
 // SIDE_BY_SIDE_SUSTAINED=1 instead runs the sustained load (100 agents, 8 s)
-// on each in turn, three rounds. The PostgreSQL databases are emptied first. BENCH_SERVER_NODE_ARGS
+// on each in turn, three rounds; SIDE_BY_SIDE_ONLY=begin-and-complete only
+// begins and completes requests, in three windows of the count each. The PostgreSQL databases are emptied first. BENCH_SERVER_NODE_ARGS
 // passes Node options to both servers, as in npm run bench (a CPU profile of
 // each, say): they start as its servers do (bench/server.ts).
 import { createTollgate } from "../sdk/src/index.ts";
@@ -123,6 +124,11 @@ try {
       const rates: number[] = [];
       for (const index of round % 2 ? [0, 1] : [1, 0]) rates[index] = await builds[index]!.sustained(100, 8);
       console.log(`sustained round ${round}: ${builds.map((build, index) => `${build.dir} ${rates[index]!.toFixed(0)}/s`).join(", ")}`);
+    }
+  } else if (process.env.SIDE_BY_SIDE_ONLY === "begin-and-complete") {
+    for (let window = 1; window <= 3; window++) {
+      await alternate(builds, (build, i, record) => build.beginAndComplete(i, record), COUNT);
+      console.log(`window ${window}: begin + complete p50 ${builds.map(({ dir, samples }) => `${dir} ${percentile(samples.beginAndComplete.splice(0), 50).toFixed(2)} ms`).join(", ")}`);
     }
   } else {
     await alternate(builds, (build, i, record) => build.roundTrip(i, record), COUNT);
