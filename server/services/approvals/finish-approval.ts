@@ -215,7 +215,7 @@ export interface ApprovalBeforeEnding {
  * when the workspace has no such approval.
  */
 export async function readApprovalBeforeEnding(deps: ServiceDeps, workspaceId: string, approvalId: string): Promise<ApprovalBeforeEnding | null> {
-  const [row] = await deps.sql.query<(ApprovalRow & EndingRowExtra)>(Prisma.sql`
+  const [row] = await deps.sql.query<ApprovalRow & EndingRowExtra>(Prisma.sql`
     SELECT ${ENDING_ROW_COLUMNS} FROM tollgate_read_approval_before_ending(${workspaceId}, ${approvalId}) f`);
   return row ? endingRow(row) : null;
 }
@@ -300,7 +300,7 @@ async function finishApprovalsTogether(deps: ServiceDeps, workspaceId: string, h
   );
   // A transaction of its own, retried like one on a deadlock or serialization failure.
   const rows = await withRetries(
-    () => deps.sql.query<(ChangeRow & { ending: number | null })>(Prisma.sql`
+    () => deps.sql.query<ChangeRow & { ending: number | null }>(Prisma.sql`
       SELECT * FROM tollgate_finish_approvals_if_unchanged(${workspaceId}, ${head.seq}::int, ${endings}::json)`),
   );
   const kind = rows[0]?.kind;

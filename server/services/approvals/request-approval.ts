@@ -185,7 +185,7 @@ async function openIfUnchanged(
   }
   // Facts read to find that a rule decides would be read again behind the locks.
   if (ruleDecidesBehindLocks) return null;
-  const [row] = await deps.sql.query<(GateFactsRow & { audit_seq: number | null; audit_hash: string | null })>(Prisma.sql`
+  const [row] = await deps.sql.query<GateFactsRow & { audit_seq: number | null; audit_hash: string | null }>(Prisma.sql`
     SELECT (r.facts).*, r.audit_seq, r.audit_hash FROM tollgate_read_request_for_approval(${workspaceId}, ${input.requestId}, ${agentKeyId}) r`);
   const facts = gateFactsOf(agent, row);
   const read = row?.audit_seq == null ? null : { seq: row.audit_seq, hash: row.audit_hash! };
