@@ -46,6 +46,8 @@ export interface RequestRow {
  * workspace: only for naming a parentRequestId, which any key may do (a call
  * chain crosses services and keys).
  */
+export async function findRequest(db: Db, workspaceId: string, requestId: string, agent: AgentPrincipal | null, options: { lockChain: true }): Promise<(RequestRow & { chainTaskIds: string[] }) | null>;
+export async function findRequest(db: Db, workspaceId: string, requestId: string, agent: AgentPrincipal | null, options?: { lockChain?: false }): Promise<RequestRow | null>;
 export async function findRequest(
   db: Db,
   workspaceId: string,

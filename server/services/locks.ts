@@ -80,7 +80,6 @@ export async function lockTasks(tx: Tx, taskIds: Iterable<string>): Promise<void
  * it does not exist or `agent` may not act on it (see
  * server/domain/authority.ts); a null agent is only for naming a parent request.
  */
-export async function lockChain(tx: Tx, workspaceId: string, requestId: string, agent: AgentPrincipal | null): Promise<(RequestRow & { chainTaskIds: string[] }) | null> {
-  const request = await findRequest(tx, workspaceId, requestId, agent, { lockChain: true });
-  return request && { ...request, chainTaskIds: request.chainTaskIds ?? [] };
+export function lockChain(tx: Tx, workspaceId: string, requestId: string, agent: AgentPrincipal | null): Promise<(RequestRow & { chainTaskIds: string[] }) | null> {
+  return findRequest(tx, workspaceId, requestId, agent, { lockChain: true });
 }
