@@ -11,6 +11,7 @@ import { createEmbeddedDatabase } from "./embedded-folder.ts";
 import { applyMigrations } from "./schema-engine.ts";
 import { timedAdapterFactory, type StatementListener } from "./timed-adapter.ts";
 import { directSql, type DirectSql } from "./direct-sql.ts";
+import { log } from "../log.ts";
 
 export type { PrismaClient };
 export type DatabaseTarget = "embedded" | "postgres";
@@ -99,12 +100,22 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   let closeDriver: () => Promise<void>;
   let target: DatabaseTarget;
   let location: string;
+  let closing = false;
 
   if (options.databaseUrl) {
     // One pool for Prisma's client and the direct statements. Migrations get
     // connections of their own: the schema engine's advisory lock is let go
     // only when its connection closes, which a shared pool's never does.
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+    // An idle connection the server ends (a restart, a failover, an
+    // administrator, a dropped database) is an 'error' on the pool, which
+    // crashes the process when nobody listens: Prisma's listener is gone once
+    // its client disconnects, before the pool has ended. The pool drops the
+    // connection and opens another when one is needed.
+    pool.on("error", (error) => {
+      if (closing) log.debug("a database connection ended as the server closed", error);
+      else log.warn("the database server ended an idle connection; a new one is opened when needed", error);
+    });
     adapterFactory = new PrismaPg(pool);
     migrationFactory = postgresForMigrations(options.databaseUrl);
     closeDriver = () => pool.end();
@@ -141,6 +152,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     adapterFactory,
     migrationFactory,
     async close() {
+      closing = true;
       await prisma.$disconnect();
       await sql.close();
       await closeDriver();
