@@ -27,6 +27,20 @@ describe("a direct statement", () => {
     expect(direct[0]).toMatchObject({ int8: 9007199254740993n, at: new Date("2026-01-02T03:04:05.678Z"), json: { b: 1, a: [1, "x", null] }, json_null: null });
   });
 
+  it("sends every kind of parameter as $queryRaw sends it", async () => {
+    const statement = Prisma.sql`
+      SELECT ${9007199254740993n}::int8 AS int8, ${new Prisma.Decimal("1.25")}::numeric AS numeric, ${Buffer.from([0, 255])}::bytea = '\\x00ff'::bytea AS bytes,
+        ${{ b: 1, a: [true, null] }}::jsonb AS object, ${new Date("2026-01-02T03:04:05.678Z")}::timestamp(3) AS at, ${2.5}::float8 AS number,
+        ${true}::boolean AS bool, ${["x", "y"]}::text[] AS texts, ${[new Date("2026-01-02T03:04:05.678Z")]}::timestamp(3)[] = ARRAY['2026-01-02 03:04:05.678'::timestamp(3)] AS dates`;
+    const direct = await db.sql.query(statement);
+    expect(direct).toEqual(await db.prisma.$queryRaw(statement));
+    expect(direct[0]).toMatchObject({ int8: 9007199254740993n, bytes: true, object: { b: 1, a: [true, null] }, bool: true, texts: ["x", "y"], dates: true });
+  });
+
+  it("refuses an invalid Date before sending it, as $queryRaw does", async () => {
+    await expect(db.sql.query(Prisma.sql`SELECT ${new Date(Number.NaN)}::timestamp(3) AS at`)).rejects.toThrow(/parameter 1 .* invalid Date/);
+  });
+
   it("sends an undefined value as NULL", async () => {
     expect(await db.sql.query(Prisma.sql`SELECT ${undefined}::text IS NULL AS is_null`)).toEqual([{ is_null: true }]);
   });
@@ -47,5 +61,11 @@ describe("a direct statement", () => {
 
   it("refuses a column it cannot give as $queryRaw does, naming it", async () => {
     await expect(db.sql.query(Prisma.sql`SELECT '\\x00ff'::bytea AS raw_bytes`)).rejects.toThrow(/column raw_bytes/);
+  });
+
+  // Last in the file: it closes the test database's direct statements.
+  it("is refused once the direct statements are closed, rather than connecting again", async () => {
+    await db.sql.close();
+    await expect(db.sql.query(Prisma.sql`SELECT 1 AS one`)).rejects.toThrow(/after the database closed/);
   });
 });

@@ -8,7 +8,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import pg from "pg";
 import { afterAll, beforeAll, beforeEach } from "vitest";
-import { pgliteOptions } from "../server/db/client.ts";
+import { pgliteOptions, postgresPool } from "../server/db/client.ts";
 import { PrismaClient } from "../server/db/generated/client.ts";
 import { readMigrations } from "../server/db/schema-engine.ts";
 import { timedAdapterFactory } from "../server/db/timed-adapter.ts";
@@ -82,15 +82,20 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     await client.connect();
     for (const sql of migrations) await client.query(sql);
     await client.end();
-    const { prisma, sql, countStatements } = countingClient(new PrismaPg({ connectionString: url.toString() }));
+    // One pool for Prisma's client and the direct statements, as the server has.
+    let closing = false;
+    const pool = postgresPool(url.toString(), () => closing);
+    const { prisma, sql, countStatements } = countingClient(new PrismaPg(pool));
     return {
       prisma,
       sql,
       countStatements,
       url: url.toString(),
       async close() {
+        closing = true;
         await prisma.$disconnect();
         await sql.close();
+        await pool.end();
         await database.drop();
       },
     };

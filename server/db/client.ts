@@ -94,6 +94,24 @@ export function pgliteOptions(cacheMb: number): { startParams: string[] } {
   };
 }
 
+/**
+ * The server's pool of PostgreSQL connections. An idle connection the server
+ * ends (a restart, a failover, an administrator, a dropped database) is an
+ * 'error' on the pool, which crashes the process when nobody listens: Prisma's
+ * adapter listens only while its client is connected, and the pool's end()
+ * resolves before its connections have closed. The pool drops the connection
+ * and opens another when one is needed; while `closing()` says the database is
+ * being closed, the ending is expected and logged at debug level.
+ */
+export function postgresPool(databaseUrl: string, closing: () => boolean): pg.Pool {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+  pool.on("error", (error) => {
+    if (closing()) log.debug("a database connection ended as the server closed", error);
+    else log.warn("the database server ended an idle connection; a new one is opened when needed", error);
+  });
+  return pool;
+}
+
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   let adapterFactory: SqlMigrationAwareDriverAdapterFactory;
   let migrationFactory: SqlMigrationAwareDriverAdapterFactory;
@@ -106,16 +124,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     // One pool for Prisma's client and the direct statements. Migrations get
     // connections of their own: the schema engine's advisory lock is let go
     // only when its connection closes, which a shared pool's never does.
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
-    // An idle connection the server ends (a restart, a failover, an
-    // administrator, a dropped database) is an 'error' on the pool, which
-    // crashes the process when nobody listens: Prisma's listener is gone once
-    // its client disconnects, before the pool has ended. The pool drops the
-    // connection and opens another when one is needed.
-    pool.on("error", (error) => {
-      if (closing) log.debug("a database connection ended as the server closed", error);
-      else log.warn("the database server ended an idle connection; a new one is opened when needed", error);
-    });
+    const pool = postgresPool(options.databaseUrl, () => closing);
     adapterFactory = new PrismaPg(pool);
     migrationFactory = postgresForMigrations(options.databaseUrl);
     closeDriver = () => pool.end();
@@ -153,9 +162,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     migrationFactory,
     async close() {
       closing = true;
-      await prisma.$disconnect();
-      await sql.close();
-      await closeDriver();
+      // The driver closes even if letting a client go fails.
+      try {
+        await prisma.$disconnect();
+        await sql.close();
+      } finally {
+        await closeDriver();
+      }
     },
   };
 }

@@ -24,17 +24,53 @@ export class DatabaseStatementError extends Error {
   constructor(
     message: string,
     readonly code: string | undefined,
+    cause?: unknown,
   ) {
-    super(message);
+    // The adapter's error, with PostgreSQL's detail, hint and constraint, stays as the cause for the log.
+    super(message, { cause });
     this.name = "DatabaseStatementError";
   }
 }
 
-/** A parameter's type as Prisma's $queryRaw describes it to the adapter. */
-function argTypeOf(value: unknown): ArgType {
-  if (Array.isArray(value)) return { scalarType: value.length > 0 ? argTypeOf(value[0]).scalarType : "unknown", arity: "list" };
-  const scalarType = value instanceof Date ? "datetime" : typeof value === "number" ? "decimal" : typeof value === "string" ? "string" : "unknown";
-  return { scalarType, arity: "scalar" };
+/** A parameter as Prisma's $queryRaw hands it to the adapter: its value and the type it names. */
+interface Parameter {
+  value: unknown;
+  scalarType: ArgType["scalarType"];
+}
+
+/**
+ * Serialises a parameter as $queryRaw does (its serializeRawParameters): 64-bit
+ * integers and decimals as text of their type, times as ISO text (an invalid
+ * one refused before it is sent), bytes as base64, other objects as JSON.
+ */
+function parameterOf(value: unknown, index: number): Parameter {
+  if (typeof value === "bigint") return { value: value.toString(), scalarType: "bigint" };
+  if (value instanceof Date) {
+    if (Number.isNaN(value.getTime())) throw new TypeError(`parameter ${index + 1} of a direct statement is an invalid Date`);
+    return { value: value.toJSON(), scalarType: "datetime" };
+  }
+  if (Prisma.Decimal.isDecimal(value)) return { value: (value as Prisma.Decimal).toJSON(), scalarType: "decimal" };
+  if (value instanceof Uint8Array || value instanceof ArrayBuffer) return { value: Buffer.from(value as Uint8Array).toString("base64"), scalarType: "bytes" };
+  if (typeof value === "object" && value !== null) return { value: JSON.stringify(value), scalarType: "unknown" };
+  return { value, scalarType: typeof value === "number" ? "decimal" : typeof value === "string" ? "string" : "unknown" };
+}
+
+/** The adapter's arguments and their types for a statement's values (a list's type is its first element's). */
+function argumentsOf(values: unknown[]): { args: unknown[]; argTypes: ArgType[] } {
+  const args: unknown[] = [];
+  const argTypes: ArgType[] = [];
+  values.forEach((value, index) => {
+    if (Array.isArray(value)) {
+      const items = value.map((item) => parameterOf(item, index));
+      args.push(items.map((item) => item.value));
+      argTypes.push({ scalarType: items[0]?.scalarType ?? "unknown", arity: "list" });
+    } else {
+      const { value: arg, scalarType } = parameterOf(value, index);
+      args.push(arg);
+      argTypes.push({ scalarType, arity: "scalar" });
+    }
+  });
+  return { args, argTypes };
 }
 
 /** A column's value as $queryRaw gives it, from the adapter's (text for 64-bit integers, numbers, times and JSON). */
@@ -73,22 +109,25 @@ function databaseError(error: unknown): unknown {
   if (!isDriverAdapterError(error)) return error;
   const { cause } = error;
   const message = cause.originalMessage ?? ("message" in cause && typeof cause.message === "string" ? cause.message : error.message);
-  return new DatabaseStatementError(message, cause.originalCode ?? ("code" in cause && typeof cause.code === "string" ? cause.code : undefined));
+  return new DatabaseStatementError(message, cause.originalCode ?? ("code" in cause && typeof cause.code === "string" ? cause.code : undefined), error);
 }
 
 /** Direct statements over one adapter of `factory`, connected at the first statement. */
 export function directSql(factory: SqlDriverAdapterFactory): DirectSql {
   let adapter: Promise<SqlDriverAdapter> | undefined;
+  let closed = false;
   return {
     async query<Row>(statement: Prisma.Sql): Promise<Row[]> {
-      const values = statement.values;
+      // Connecting again after close() would open a pool nothing ends.
+      if (closed) throw new Error("a direct statement was sent after the database closed");
+      const { args, argTypes } = argumentsOf(statement.values);
       let result;
       try {
         adapter ??= factory.connect().catch((error: unknown) => {
           adapter = undefined;
           throw error;
         });
-        result = await (await adapter).queryRaw({ sql: statement.text, args: values, argTypes: values.map(argTypeOf) });
+        result = await (await adapter).queryRaw({ sql: statement.text, args, argTypes });
       } catch (error) {
         throw databaseError(error);
       }
@@ -105,6 +144,7 @@ export function directSql(factory: SqlDriverAdapterFactory): DirectSql {
       });
     },
     async close() {
+      closed = true;
       const connected = adapter;
       adapter = undefined;
       if (connected) await (await connected).dispose();
