@@ -351,6 +351,41 @@ describe("cancel at scale", () => {
   });
 });
 
+describe("events", () => {
+  it("events: a call's status updates reach the consoles after its caller has the answer; a decision is pushed before the operator's answer", async () => {
+    const agent = agentCaller(app.deps);
+    const operator = await operatorCaller(app.deps);
+    const heard: string[] = [];
+    app.bus.on("request:updated", ({ status }) => heard.push(`request ${status}`));
+    app.bus.on("task:updated", ({ status }) => heard.push(`task ${status}`));
+    app.bus.on("approval:decided", ({ status }) => heard.push(`approval ${status}`));
+    const { sessionId } = await agent.session.open({});
+    // What a call published by the time its caller had the answer, and once its updates have gone out.
+    const updatesOf = async (call: () => Promise<unknown>) => {
+      heard.length = 0;
+      await call();
+      const beforeTheUpdates = [...heard];
+      await new Promise((resolve) => setImmediate(resolve));
+      return { beforeTheUpdates, all: [...heard] };
+    };
+    let requestId = "";
+    let approvalId = "";
+    expect(await updatesOf(async () => ({ requestId } = await agent.request.begin({ sessionId, agent: "mailer" })))).toEqual({
+      beforeTheUpdates: [],
+      // A new task begins RUNNING and is announced with its first request.
+      all: ["request RUNNING"],
+    });
+    expect(await updatesOf(async () => ({ approvalId } = await agent.approval.request({ requestId, tool: "send_email", args: {} })))).toEqual({
+      beforeTheUpdates: [],
+      all: ["request PAUSED", "task PAUSED"],
+    });
+    expect(await updatesOf(() => operator.approval.decide({ approvalId, action: "approve" }))).toEqual({
+      beforeTheUpdates: ["approval APPROVED"],
+      all: ["approval APPROVED", "request RUNNING", "task RUNNING"],
+    });
+  });
+});
+
 describe("trace", () => {
   it("trace: events are stored in order, split into interaction history and execution trace", async () => {
     const agent = agentCaller(app.deps);

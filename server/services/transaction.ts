@@ -48,8 +48,17 @@ export function publishChanges(deps: ServiceDeps, changes: Changes): void {
       requestedAt: approval.createdAt.toISOString(),
     });
   }
-  for (const change of changes.requests) deps.bus.publish("request:updated", change);
-  for (const change of changes.tasks) deps.bus.publish("task:updated", change);
+  // The consoles' status updates go out after the caller's answer has been
+  // written (setImmediate runs after the I/O the call's promise chain does),
+  // so the agent waits for none of their socket writes; a decision above is
+  // pushed at once. Updates keep their order: setImmediate runs first in, first out.
+  const { requests, tasks } = changes;
+  if (requests.length > 0 || tasks.length > 0) {
+    setImmediate(() => {
+      for (const change of requests) deps.bus.publish("request:updated", change);
+      for (const change of tasks) deps.bus.publish("task:updated", change);
+    });
+  }
   if (changes.deliveriesQueued > 0) deps.bus.publish("webhook:queued", { count: changes.deliveriesQueued });
 }
 
