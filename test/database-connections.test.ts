@@ -2,11 +2,11 @@
 // administrator, the database dropped as a test ends) is logged and survived:
 // the pool opens new connections, and nothing is thrown at the process, even
 // while the database closes and Prisma's client has already let the pool go.
-import pg from "pg";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { openDatabase, type Database } from "../server/db/client.ts";
 import { Prisma } from "../server/db/generated/client.ts";
 import { log } from "../server/log.ts";
+import { queryOnce } from "./databases.ts";
 import { createEmptyPostgresDatabase, TEST_TARGET } from "./harness.ts";
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -24,16 +24,11 @@ async function openOnNewDatabase(): Promise<{ database: Database; url: string }>
 
 /** Ends every other connection to the database, as PostgreSQL does on a restart or a DROP DATABASE ... WITH (FORCE). */
 async function endConnections(url: string): Promise<number> {
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  try {
-    const { rows } = await admin.query<{ ended: boolean }>(
-      "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
-    );
-    return rows.filter((row) => row.ended).length;
-  } finally {
-    await admin.end();
-  }
+  const rows = await queryOnce<{ ended: boolean }>(
+    url,
+    "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+  );
+  return rows.filter((row) => row.ended).length;
 }
 
 /** Resolves with the message the pool's error is logged with, at `level`. */

@@ -28,6 +28,17 @@ export async function createEmptyPostgresDatabase(adminUrl: string, prefix = "to
   };
 }
 
+/** The rows of one query sent on a connection of its own, closed before it answers. */
+export async function queryOnce<Row extends pg.QueryResultRow>(url: string, sql: string): Promise<Row[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<Row>(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();

@@ -10,6 +10,7 @@ import { PrismaClient } from "../server/db/generated/client.ts";
 import { EventBus } from "../server/events/bus.ts";
 import { createServiceDeps, type ServiceDeps } from "../server/services/deps.ts";
 import { ATTEMPTS } from "../server/services/transaction.ts";
+import { queryOnce } from "./databases.ts";
 import { unchainedEndings } from "./unchained-endings.ts";
 import { agentCaller, operatorCaller, TEST_TARGET, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
 
@@ -21,16 +22,8 @@ const ROUNDS = 20;
 
 /** The database's deadlock count, read from a new connection after the racers' connections closed. */
 async function deadlocks(url: string): Promise<number> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ deadlocks: string }>(
-      "SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()",
-    );
-    return Number(rows[0]!.deadlocks);
-  } finally {
-    await client.end();
-  }
+  const [row] = await queryOnce<{ deadlocks: string }>(url, "SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()");
+  return Number(row!.deadlocks);
 }
 
 /**
@@ -62,14 +55,8 @@ async function deadlocksDuring(url: string, race: (deps: ServiceDeps) => Promise
 
 /** The pids of this database's client backends, the asking one's excepted. */
 async function clientBackends(url: string): Promise<number[]> {
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  try {
-    const { rows } = await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()");
-    return rows.map((row) => row.pid);
-  } finally {
-    await admin.end();
-  }
+  const rows = await queryOnce<{ pid: number }>(url, "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()");
+  return rows.map((row) => row.pid);
 }
 
 /**

@@ -48,10 +48,10 @@ export function publishChanges(deps: ServiceDeps, changes: Changes): void {
       requestedAt: approval.createdAt.toISOString(),
     });
   }
-  // The consoles' status updates go out after the caller's answer has been
-  // written (setImmediate runs after the I/O the call's promise chain does),
-  // so the agent waits for none of their socket writes; a decision above is
-  // pushed at once. Updates keep their order: setImmediate runs first in, first out.
+  // The consoles' status updates go out on the next turn of the event loop,
+  // after the transport has written the caller's answer in this one, so the
+  // agent waits for none of their socket writes; a decision above is pushed
+  // at once. Updates keep their order: setImmediate runs first in, first out.
   const { requests, tasks } = changes;
   if (requests.length > 0 || tasks.length > 0) {
     setImmediate(() => {
