@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DatabaseStatementError } from "../server/db/direct-sql.ts";
 import { Prisma } from "../server/db/generated/client.ts";
 import { isUniqueViolation } from "../server/services/transaction.ts";
-import { createTestDatabase, type TestDatabase } from "./harness.ts";
+import { createTestDatabase, TEST_TARGET, type TestDatabase } from "./harness.ts";
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -61,6 +61,34 @@ describe("a direct statement", () => {
 
   it("refuses a column it cannot give as $queryRaw does, naming it", async () => {
     await expect(db.sql.query(Prisma.sql`SELECT '\\x00ff'::bytea AS raw_bytes`)).rejects.toThrow(/column raw_bytes/);
+  });
+
+  it("gives the same the second time, when PGlite sends it prepared, with new parameters and after a refusal", async () => {
+    const statement = (id: string) => Prisma.sql`INSERT INTO direct_sql_keys (id) VALUES (${id}) RETURNING id, ${new Date("2026-01-02T03:04:05.678Z")}::timestamp(3) AS at`;
+    expect(await db.sql.query(statement("first"))).toEqual([{ id: "first", at: new Date("2026-01-02T03:04:05.678Z") }]);
+    expect(await db.sql.query(statement("second"))).toEqual([{ id: "second", at: new Date("2026-01-02T03:04:05.678Z") }]);
+    await expect(db.sql.query(statement("second"))).rejects.toMatchObject({ code: "23505" });
+    await expect(db.sql.query(statement("second"))).rejects.toMatchObject({ code: "23505" });
+    expect(await db.sql.query(statement("third"))).toEqual([{ id: "third", at: new Date("2026-01-02T03:04:05.678Z") }]);
+  });
+
+  it("waits for a transaction another caller has open, and never runs inside it", async () => {
+    const seen = await db.prisma
+      .$transaction(async (tx) => {
+        await tx.$executeRaw`INSERT INTO direct_sql_keys (id) VALUES ('uncommitted')`;
+        const direct = db.sql.query<{ seen: number }>(Prisma.sql`SELECT count(*)::int AS seen FROM direct_sql_keys WHERE id = ${"uncommitted"}`);
+        // Statements of the transaction after it: on PGlite, one run inside the transaction would go in between them.
+        for (let i = 0; i < 3; i++) await tx.$queryRaw`SELECT 1`;
+        throw Object.assign(new Error("rolled back"), { direct });
+      })
+      .catch(async (error: { direct: Promise<{ seen: number }[]> }) => (await error.direct)[0]!.seen);
+    expect(seen).toBe(0);
+  });
+
+  it.skipIf(TEST_TARGET === "postgres")("is prepared once per text on PGlite, up to a bound, and texts past it still run", async () => {
+    for (let n = 0; n < 70; n++) expect(await db.sql.query(Prisma.sql([`SELECT ${n} AS n`]))).toEqual([{ n }]);
+    const [{ prepared }] = await db.prisma.$queryRaw<{ prepared: number }[]>`SELECT count(*)::int AS prepared FROM pg_prepared_statements`;
+    expect(prepared).toBe(64);
   });
 
   // Last in the file: it closes the test database's direct statements.

@@ -13,6 +13,7 @@ import { PrismaClient } from "../server/db/generated/client.ts";
 import { readMigrations } from "../server/db/schema-engine.ts";
 import { timedAdapterFactory } from "../server/db/timed-adapter.ts";
 import { directSql, type DirectSql } from "../server/db/direct-sql.ts";
+import { withPreparedStatements } from "../server/db/pglite-prepared.ts";
 import { parseEnv } from "../server/env.ts";
 import { EventBus } from "../server/events/bus.ts";
 import { bootstrapWorkspace } from "../server/services/bootstrap.ts";
@@ -50,8 +51,12 @@ export function createEmptyPostgresDatabase(): Promise<ThrowawayDatabase> {
   return createThrowawayDatabase(adminUrl);
 }
 
-/** A Prisma client whose statements can be counted (see TestDatabase.countStatements). */
-function countingClient(adapter: PrismaPg | PrismaPGlite) {
+/**
+ * A Prisma client and the direct statements, whose statements can be counted
+ * (see TestDatabase.countStatements); the direct statements go over
+ * `directAdapter` when the server gives them one of their own.
+ */
+function countingClient(adapter: PrismaPg | PrismaPGlite, directAdapter = adapter) {
   let counted: { statements: number } | undefined;
   const listener = () => {
     const counter = counted;
@@ -59,7 +64,7 @@ function countingClient(adapter: PrismaPg | PrismaPGlite) {
   };
   const timed = timedAdapterFactory(adapter, listener);
   const prisma = new PrismaClient({ adapter: timed });
-  const sql = directSql(timed);
+  const sql = directSql(directAdapter === adapter ? timed : timedAdapterFactory(directAdapter, listener));
   const countStatements = async <T>(work: () => Promise<T>) => {
     counted = { statements: 0 };
     try {
@@ -103,7 +108,8 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   // Started as the server starts it, with the default page cache.
   const pglite = await PGlite.create(pgliteOptions(parseEnv({}).TOLLGATE_EMBEDDED_CACHE_MB));
   for (const sql of migrations) await pglite.exec(sql);
-  const { prisma, sql, countStatements } = countingClient(new PrismaPGlite(pglite));
+  // The direct statements as prepared statements, as the server sends them.
+  const { prisma, sql, countStatements } = countingClient(new PrismaPGlite(pglite), new PrismaPGlite(withPreparedStatements(pglite)));
   return {
     prisma,
     sql,

@@ -3,12 +3,13 @@
 import { mkdir } from "node:fs/promises";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
-import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
+import type { SqlDriverAdapterFactory, SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import pg from "pg";
 import { PrismaClient } from "./generated/client.ts";
 import { createEmbeddedDatabase } from "./embedded-folder.ts";
 import { applyMigrations } from "./schema-engine.ts";
+import { withPreparedStatements } from "./pglite-prepared.ts";
 import { timedAdapterFactory, type StatementListener } from "./timed-adapter.ts";
 import { directSql, type DirectSql } from "./direct-sql.ts";
 import { log } from "../log.ts";
@@ -114,6 +115,7 @@ export function postgresPool(databaseUrl: string, closing: () => boolean): pg.Po
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   let adapterFactory: SqlMigrationAwareDriverAdapterFactory;
+  let directFactory: SqlDriverAdapterFactory;
   let migrationFactory: SqlMigrationAwareDriverAdapterFactory;
   let closeDriver: () => Promise<void>;
   let target: DatabaseTarget;
@@ -126,6 +128,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     // only when its connection closes, which a shared pool's never does.
     const pool = postgresPool(options.databaseUrl, () => closing);
     adapterFactory = new PrismaPg(pool);
+    directFactory = adapterFactory;
     migrationFactory = postgresForMigrations(options.databaseUrl);
     closeDriver = () => pool.end();
     target = "postgres";
@@ -138,6 +141,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     }
     const pglite = await PGlite.create(options.dataDir, { startParams });
     adapterFactory = new PrismaPGlite(pglite);
+    // The direct statements, a few texts sent over and over, go as prepared statements.
+    directFactory = new PrismaPGlite(withPreparedStatements(pglite));
     migrationFactory = adapterFactory;
     closeDriver = () => pglite.close();
     target = "embedded";
@@ -149,7 +154,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   let statementListener: StatementListener | undefined;
   const timedFactory = timedAdapterFactory(adapterFactory, () => statementListener);
   const prisma = new PrismaClient({ adapter: timedFactory });
-  const sql = directSql(timedFactory);
+  const sql = directSql(directFactory === adapterFactory ? timedFactory : timedAdapterFactory(directFactory, () => statementListener));
   return {
     prisma,
     sql,
