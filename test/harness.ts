@@ -13,7 +13,7 @@ import { PrismaClient } from "../server/db/generated/client.ts";
 import { readMigrations } from "../server/db/schema-engine.ts";
 import { timedAdapterFactory } from "../server/db/timed-adapter.ts";
 import { directSql, type DirectSql } from "../server/db/direct-sql.ts";
-import { withPreparedStatements } from "../server/db/pglite-prepared.ts";
+import { preparedStatementNames, withPreparedStatements } from "../server/db/prepared-statements.ts";
 import { parseEnv } from "../server/env.ts";
 import { EventBus } from "../server/events/bus.ts";
 import { bootstrapWorkspace } from "../server/services/bootstrap.ts";
@@ -52,11 +52,11 @@ export function createEmptyPostgresDatabase(): Promise<ThrowawayDatabase> {
 }
 
 /**
- * A Prisma client and the direct statements, whose statements can be counted
- * (see TestDatabase.countStatements); the direct statements go over
- * `directAdapter` when the server gives them one of their own.
+ * A Prisma client and the direct statements (over an adapter of their own,
+ * which prepares them, as the server's), whose statements can be counted (see
+ * TestDatabase.countStatements).
  */
-function countingClient(adapter: PrismaPg | PrismaPGlite, directAdapter = adapter) {
+function countingClient(adapter: PrismaPg | PrismaPGlite, directAdapter: PrismaPg | PrismaPGlite) {
   let counted: { statements: number } | undefined;
   const listener = () => {
     const counter = counted;
@@ -64,7 +64,7 @@ function countingClient(adapter: PrismaPg | PrismaPGlite, directAdapter = adapte
   };
   const timed = timedAdapterFactory(adapter, listener);
   const prisma = new PrismaClient({ adapter: timed });
-  const sql = directSql(directAdapter === adapter ? timed : timedAdapterFactory(directAdapter, listener));
+  const sql = directSql(timedAdapterFactory(directAdapter, listener));
   const countStatements = async <T>(work: () => Promise<T>) => {
     counted = { statements: 0 };
     try {
@@ -90,7 +90,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     // One pool for Prisma's client and the direct statements, as the server has.
     let closing = false;
     const pool = postgresPool(url.toString(), () => closing);
-    const { prisma, sql, countStatements } = countingClient(new PrismaPg(pool));
+    const { prisma, sql, countStatements } = countingClient(new PrismaPg(pool), new PrismaPg(pool, { statementNameGenerator: preparedStatementNames() }));
     return {
       prisma,
       sql,
@@ -108,7 +108,6 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   // Started as the server starts it, with the default page cache.
   const pglite = await PGlite.create(pgliteOptions(parseEnv({}).TOLLGATE_EMBEDDED_CACHE_MB));
   for (const sql of migrations) await pglite.exec(sql);
-  // The direct statements as prepared statements, as the server sends them.
   const { prisma, sql, countStatements } = countingClient(new PrismaPGlite(pglite), new PrismaPGlite(withPreparedStatements(pglite)));
   return {
     prisma,

@@ -9,7 +9,7 @@ import pg from "pg";
 import { PrismaClient } from "./generated/client.ts";
 import { createEmbeddedDatabase } from "./embedded-folder.ts";
 import { applyMigrations } from "./schema-engine.ts";
-import { withPreparedStatements } from "./pglite-prepared.ts";
+import { preparedStatementNames, withPreparedStatements } from "./prepared-statements.ts";
 import { timedAdapterFactory, type StatementListener } from "./timed-adapter.ts";
 import { directSql, type DirectSql } from "./direct-sql.ts";
 import { log } from "../log.ts";
@@ -128,7 +128,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     // only when its connection closes, which a shared pool's never does.
     const pool = postgresPool(options.databaseUrl, () => closing);
     adapterFactory = new PrismaPg(pool);
-    directFactory = adapterFactory;
+    // The direct statements, a few texts sent over and over, as prepared statements (prepared-statements.ts).
+    directFactory = new PrismaPg(pool, { statementNameGenerator: preparedStatementNames() });
     migrationFactory = postgresForMigrations(options.databaseUrl);
     closeDriver = () => pool.end();
     target = "postgres";
@@ -141,7 +142,6 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     }
     const pglite = await PGlite.create(options.dataDir, { startParams });
     adapterFactory = new PrismaPGlite(pglite);
-    // The direct statements, a few texts sent over and over, go as prepared statements.
     directFactory = new PrismaPGlite(withPreparedStatements(pglite));
     migrationFactory = adapterFactory;
     closeDriver = () => pglite.close();
@@ -154,7 +154,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   let statementListener: StatementListener | undefined;
   const timedFactory = timedAdapterFactory(adapterFactory, () => statementListener);
   const prisma = new PrismaClient({ adapter: timedFactory });
-  const sql = directSql(directFactory === adapterFactory ? timedFactory : timedAdapterFactory(directFactory, () => statementListener));
+  const sql = directSql(timedAdapterFactory(directFactory, () => statementListener));
   return {
     prisma,
     sql,

@@ -1,15 +1,31 @@
-// PGlite's query() sends a statement as five protocol messages, each its own
-// call into PostgreSQL's WebAssembly and back (parse, describe the statement,
-// bind, describe the portal, execute; then a sync), and parses and analyzes
-// its text again every time. The direct statements are a handful of texts
-// sent thousands of times: each text is parsed once, as a named prepared
-// statement, and every call after that is one batch (bind, describe,
-// execute, sync) in one call. On a 2-core machine a one-row SELECT by key took
-// 320 µs through query() and 45 through the batch.
+// The direct statements (direct-sql.ts) are a handful of texts sent thousands
+// of times, so each text is parsed and analyzed once per connection, as a
+// named prepared statement, not at every call.
+//
+// On PGlite this also saves the calls into PostgreSQL's WebAssembly: query()
+// sends a statement as five protocol messages, each its own call in and out
+// (parse, describe the statement, bind, describe the portal, execute; then a
+// sync). A prepared statement is one batch (bind, describe, execute, sync) in
+// one call. On a 2-core machine a one-row SELECT by key took 320 µs through
+// query() and 45 as a prepared batch.
 import { parse, protocol, type PGlite, type QueryOptions, type Results } from "@electric-sql/pglite";
 
-/** Statements prepared at most; texts beyond them go through query() as before. */
+/** Texts prepared at most; the texts beyond them are parsed at each call, as before. */
 const MAX_PREPARED = 64;
+
+/**
+ * For @prisma/adapter-pg's statementNameGenerator: a name per statement text,
+ * under which `pg` prepares the statement once on each connection. The empty
+ * name, given past the bound, is PostgreSQL's unnamed statement.
+ */
+export function preparedStatementNames(): (query: { sql: string }) => string {
+  const names = new Map<string, string>();
+  return ({ sql }) => {
+    let name = names.get(sql);
+    if (name === undefined && names.size < MAX_PREPARED) names.set(sql, (name = `tollgate_prepared_${names.size + 1}`));
+    return name ?? "";
+  };
+}
 
 interface Prepared {
   name: string;
