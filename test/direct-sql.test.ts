@@ -70,6 +70,16 @@ describe("a direct statement", () => {
     await expect(db.sql.query(statement("second"))).rejects.toMatchObject({ code: "23505" });
     await expect(db.sql.query(statement("second"))).rejects.toMatchObject({ code: "23505" });
     expect(await db.sql.query(statement("third"))).toEqual([{ id: "third", at: new Date("2026-01-02T03:04:05.678Z") }]);
+    await expect(db.sql.query(Prisma.sql`SELEC 1`)).rejects.toMatchObject({ code: "42601" });
+    await expect(db.sql.query(Prisma.sql`SELEC 1`)).rejects.toMatchObject({ code: "42601" });
+    expect(await db.sql.query(statement("fourth"))).toEqual([{ id: "fourth", at: new Date("2026-01-02T03:04:05.678Z") }]);
+  });
+
+  it("is prepared once when the first calls of a text come together", async () => {
+    const calls = Array.from({ length: 5 }, (_, n) => db.sql.query<{ n: number }>(Prisma.sql`SELECT ${n}::int AS n, 'together' AS text`));
+    expect(await Promise.all(calls)).toEqual([0, 1, 2, 3, 4].map((n) => [{ n, text: "together" }]));
+    const prepared = await db.sql.query<{ count: number }>(Prisma.sql`SELECT count(*)::int AS count FROM pg_prepared_statements WHERE statement LIKE '%''together''%' AND statement NOT LIKE '%pg_prepared_statements%'`);
+    expect(prepared).toEqual([{ count: 1 }]);
   });
 
   it("waits for a transaction another caller has open, and never runs inside it", async () => {

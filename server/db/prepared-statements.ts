@@ -55,9 +55,10 @@ function batch(messages: Uint8Array[]): Uint8Array {
  */
 export function withPreparedStatements(pglite: PGlite): PGlite {
   const prepared = new Map<string, Prepared>();
+  let named = 0;
 
   async function prepare(text: string): Promise<Prepared> {
-    const name = `tollgate_prepared_${prepared.size + 1}`;
+    const name = `tollgate_prepared_${++named}`;
     const { messages } = await pglite.execProtocol(batch([serialize.parse({ name, text }), serialize.describe({ type: "S", name }), serialize.sync()]), { syncToFs: false });
     const statement = { name, parameterTypes: parse.parseDescribeStatementResults(messages) };
     prepared.set(text, statement);
@@ -78,10 +79,10 @@ export function withPreparedStatements(pglite: PGlite): PGlite {
   }
 
   async function query<T>(text: string, params: unknown[] = [], options?: QueryOptions): Promise<Results<T>> {
-    const known = prepared.get(text);
-    if (!known && prepared.size >= MAX_PREPARED) return pglite.query<T>(text, params, options);
+    if (!prepared.has(text) && prepared.size >= MAX_PREPARED) return pglite.query<T>(text, params, options);
+    // Looked up again behind the locks: a call of the same text queued ahead may have prepared it.
     return pglite._runExclusiveTransaction(() =>
-      pglite._runExclusiveQuery(async () => run<T>(known ?? (await prepare(text)), params, options)),
+      pglite._runExclusiveQuery(async () => run<T>(prepared.get(text) ?? (await prepare(text)), params, options)),
     );
   }
 
