@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DatabaseStatementError } from "../server/db/direct-sql.ts";
 import { Prisma } from "../server/db/generated/client.ts";
 import { isUniqueViolation } from "../server/services/transaction.ts";
-import { createTestDatabase, type TestDatabase } from "./harness.ts";
+import { PGlite } from "@electric-sql/pglite";
+import { withPreparedStatements } from "../server/db/prepared-statements.ts";
+import { createTestDatabase, TEST_TARGET, type TestDatabase } from "./harness.ts";
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -72,6 +74,9 @@ describe("a direct statement", () => {
     expect(await db.sql.query(statement("third"))).toEqual([{ id: "third", at: new Date("2026-01-02T03:04:05.678Z") }]);
     await expect(db.sql.query(Prisma.sql`SELEC 1`)).rejects.toMatchObject({ code: "42601" });
     await expect(db.sql.query(Prisma.sql`SELEC 1`)).rejects.toMatchObject({ code: "42601" });
+    const number = (value: string) => Prisma.sql`SELECT ${value}::int AS number`;
+    expect(await db.sql.query(number("1"))).toEqual([{ number: 1 }]);
+    await expect(db.sql.query(number("one"))).rejects.toMatchObject({ code: "22P02" });
     expect(await db.sql.query(statement("fourth"))).toEqual([{ id: "fourth", at: new Date("2026-01-02T03:04:05.678Z") }]);
   });
 
@@ -108,5 +113,33 @@ describe("a direct statement", () => {
   it("is refused once the direct statements are closed, rather than connecting again", async () => {
     await db.sql.close();
     await expect(db.sql.query(Prisma.sql`SELECT 1 AS one`)).rejects.toThrow(/after the database closed/);
+  });
+});
+
+describe.skipIf(TEST_TARGET === "postgres")("PGlite's prepared statements", () => {
+  let pglite: PGlite;
+  let prepared: PGlite;
+  beforeAll(async () => {
+    pglite = await PGlite.create("memory://");
+    prepared = withPreparedStatements(pglite);
+  });
+  afterAll(async () => {
+    if (!pglite.closed) await pglite.close();
+  });
+
+  it("are prepared again when the schema changed under them or they were dropped", async () => {
+    await pglite.exec(`CREATE FUNCTION prepared_columns() RETURNS TABLE (a int) LANGUAGE sql AS 'SELECT 1'`);
+    const text = "SELECT * FROM prepared_columns()";
+    expect((await prepared.query(text)).rows).toEqual([{ a: 1 }]);
+    expect((await prepared.query(text)).rows).toEqual([{ a: 1 }]);
+    await pglite.exec(`DROP FUNCTION prepared_columns(); CREATE FUNCTION prepared_columns() RETURNS TABLE (a int, b int) LANGUAGE sql AS 'SELECT 1, 2'`);
+    expect((await prepared.query(text)).rows).toEqual([{ a: 1, b: 2 }]);
+    await pglite.exec("DEALLOCATE ALL");
+    expect((await prepared.query(text)).rows).toEqual([{ a: 1, b: 2 }]);
+  });
+
+  it("are refused once PGlite is closed, as its query() is", async () => {
+    await pglite.close();
+    await expect(prepared.query("SELECT 1")).rejects.toThrow(/closed/);
   });
 });
