@@ -2,10 +2,11 @@
 // of times, so each text is parsed and analyzed once per connection, as a
 // named prepared statement, not at every call.
 //
-// On PGlite this also saves the calls into PostgreSQL's WebAssembly: query()
+// On PGlite this also saves calls into PostgreSQL's WebAssembly: query()
 // sends a statement as six protocol messages, each its own call in and out
-// (parse, describe the statement, bind, describe the portal, execute, sync). A
-// prepared statement is one batch (bind, describe, execute, sync) in one call. On a 2-core machine a one-row SELECT by key took 320 µs through
+// (parse, describe the statement, bind, describe the portal, execute, sync),
+// where a prepared statement is one batch (bind, describe, execute, sync) in
+// one call. On a 2-core machine a one-row SELECT by key took 320 µs through
 // query() and 45 as a prepared batch.
 import { parse, protocol, type PGlite, type QueryOptions, type Results } from "@electric-sql/pglite";
 
