@@ -1,10 +1,10 @@
 // The hot path's direct statements (server/db/direct-sql.ts) give what
 // $queryRaw gives and fail as it fails, on both databases.
+import { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DatabaseStatementError } from "../server/db/direct-sql.ts";
 import { Prisma } from "../server/db/generated/client.ts";
 import { isUniqueViolation } from "../server/services/transaction.ts";
-import { PGlite } from "@electric-sql/pglite";
 import { withPreparedStatements } from "../server/db/prepared-statements.ts";
 import { createTestDatabase, TEST_TARGET, type TestDatabase } from "./harness.ts";
 
@@ -65,7 +65,7 @@ describe("a direct statement", () => {
     await expect(db.sql.query(Prisma.sql`SELECT '\\x00ff'::bytea AS raw_bytes`)).rejects.toThrow(/column raw_bytes/);
   });
 
-  it("gives the same the second time, when PGlite sends it prepared, with new parameters and after a refusal", async () => {
+  it("gives the same when sent again as a prepared statement, with new parameters and after refusals of its own and of others", async () => {
     const statement = (id: string) => Prisma.sql`INSERT INTO direct_sql_keys (id) VALUES (${id}) RETURNING id, ${new Date("2026-01-02T03:04:05.678Z")}::timestamp(3) AS at`;
     expect(await db.sql.query(statement("first"))).toEqual([{ id: "first", at: new Date("2026-01-02T03:04:05.678Z") }]);
     expect(await db.sql.query(statement("second"))).toEqual([{ id: "second", at: new Date("2026-01-02T03:04:05.678Z") }]);
