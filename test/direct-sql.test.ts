@@ -1,6 +1,6 @@
 // The hot path's direct statements (server/db/direct-sql.ts) give what
 // $queryRaw gives and fail as it fails, on both databases.
-import { PGlite } from "@electric-sql/pglite";
+import { PGlite, type QueryOptions } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DatabaseStatementError } from "../server/db/direct-sql.ts";
 import { Prisma } from "../server/db/generated/client.ts";
@@ -125,6 +125,30 @@ describe.skipIf(TEST_TARGET === "postgres")("PGlite's prepared statements", () =
   });
   afterAll(async () => {
     if (!pglite.closed) await pglite.close();
+  });
+
+  it("give what query() gives: rows in either mode, with PGlite's parsers and the caller's, and the rows a write changed", async () => {
+    await pglite.exec(`CREATE TABLE prepared_rows (id int PRIMARY KEY, tags text[], doc jsonb, at timestamp(3), note text)`);
+    const reset = () =>
+      pglite.exec(`TRUNCATE prepared_rows; INSERT INTO prepared_rows VALUES (1, '{a,"b,c"}', '{"k": [1, null]}', '2026-01-02 03:04:05.678', NULL), (2, NULL, NULL, NULL, 'x')`);
+    const statements: [string, unknown[], QueryOptions?][] = [
+      ["INSERT INTO prepared_rows VALUES ($1, $2, $3, $4, NULL), ($5, NULL, NULL, NULL, 'x')", [3, ["a", "b,c"], { k: [1, null] }, new Date("2026-01-02T03:04:05.678Z"), 4]],
+      ["SELECT * FROM prepared_rows ORDER BY id", []],
+      ["SELECT * FROM prepared_rows ORDER BY id", [], { rowMode: "array" }],
+      ["SELECT id, note FROM prepared_rows WHERE id > $1", [0], { rowMode: "array", parsers: { 23: (value: string) => `int ${value}` } }],
+      ["UPDATE prepared_rows SET note = $1", ["y"]],
+      ["SELECT id FROM prepared_rows WHERE false", []],
+      ["DELETE FROM prepared_rows WHERE id = $1", [2]],
+    ];
+    for (const [text, params, options] of statements) {
+      await reset();
+      const expected = await pglite.query(text, params, options);
+      // The first call prepares the statement, the second finds it prepared.
+      for (let call = 0; call < 2; call++) {
+        await reset();
+        expect(await prepared.query(text, params, options)).toEqual(expected);
+      }
+    }
   });
 
   it("are prepared again when the schema changed under them or they were dropped", async () => {
