@@ -8,12 +8,11 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import pg from "pg";
 import { afterAll, beforeAll, beforeEach } from "vitest";
-import { pgliteOptions, postgresPool } from "../server/db/client.ts";
+import { directStatementsAdapter, pgliteOptions, postgresPool } from "../server/db/client.ts";
 import { PrismaClient } from "../server/db/generated/client.ts";
 import { readMigrations } from "../server/db/schema-engine.ts";
 import { timedAdapterFactory } from "../server/db/timed-adapter.ts";
 import { directSql, type DirectSql } from "../server/db/direct-sql.ts";
-import { preparedStatementNames, withPreparedStatements } from "../server/db/prepared-statements.ts";
 import { parseEnv } from "../server/env.ts";
 import { EventBus } from "../server/events/bus.ts";
 import { bootstrapWorkspace } from "../server/services/bootstrap.ts";
@@ -90,7 +89,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     // One pool for Prisma's client and the direct statements, as the server has.
     let closing = false;
     const pool = postgresPool(url.toString(), () => closing);
-    const { prisma, sql, countStatements } = countingClient(new PrismaPg(pool), new PrismaPg(pool, { statementNameGenerator: preparedStatementNames() }));
+    const { prisma, sql, countStatements } = countingClient(new PrismaPg(pool), directStatementsAdapter(pool));
     return {
       prisma,
       sql,
@@ -108,7 +107,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   // Started as the server starts it, with the default page cache.
   const pglite = await PGlite.create(pgliteOptions(parseEnv({}).TOLLGATE_EMBEDDED_CACHE_MB));
   for (const sql of migrations) await pglite.exec(sql);
-  const { prisma, sql, countStatements } = countingClient(new PrismaPGlite(pglite), new PrismaPGlite(withPreparedStatements(pglite)));
+  const { prisma, sql, countStatements } = countingClient(new PrismaPGlite(pglite), directStatementsAdapter(pglite));
   return {
     prisma,
     sql,

@@ -3,7 +3,7 @@
 import { mkdir } from "node:fs/promises";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
-import type { SqlDriverAdapterFactory, SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
+import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import pg from "pg";
 import { PrismaClient } from "./generated/client.ts";
@@ -113,9 +113,18 @@ export function postgresPool(databaseUrl: string, closing: () => boolean): pg.Po
   return pool;
 }
 
+/**
+ * The adapter of the direct statements (direct-sql.ts) over the server's pool
+ * or PGlite instance: a few texts sent over and over, so it prepares each
+ * once (prepared-statements.ts).
+ */
+export function directStatementsAdapter(driver: pg.Pool | PGlite): PrismaPg | PrismaPGlite {
+  return driver instanceof pg.Pool ? new PrismaPg(driver, { statementNameGenerator: preparedStatementNames() }) : new PrismaPGlite(withPreparedStatements(driver));
+}
+
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   let adapterFactory: SqlMigrationAwareDriverAdapterFactory;
-  let directFactory: SqlDriverAdapterFactory;
+  let directFactory: PrismaPg | PrismaPGlite;
   let migrationFactory: SqlMigrationAwareDriverAdapterFactory;
   let closeDriver: () => Promise<void>;
   let target: DatabaseTarget;
@@ -128,8 +137,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     // only when its connection closes, which a shared pool's never does.
     const pool = postgresPool(options.databaseUrl, () => closing);
     adapterFactory = new PrismaPg(pool);
-    // The direct statements, a few texts sent over and over, as prepared statements (prepared-statements.ts).
-    directFactory = new PrismaPg(pool, { statementNameGenerator: preparedStatementNames() });
+    directFactory = directStatementsAdapter(pool);
     migrationFactory = postgresForMigrations(options.databaseUrl);
     closeDriver = () => pool.end();
     target = "postgres";
@@ -142,7 +150,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     }
     const pglite = await PGlite.create(options.dataDir, { startParams });
     adapterFactory = new PrismaPGlite(pglite);
-    directFactory = new PrismaPGlite(withPreparedStatements(pglite));
+    directFactory = directStatementsAdapter(pglite);
     migrationFactory = adapterFactory;
     closeDriver = () => pglite.close();
     target = "embedded";

@@ -13,6 +13,10 @@ import { parse, protocol, type messages, type PGlite, type QueryOptions, type Re
 /** Texts prepared at most; the texts beyond them are parsed at each call, as before. */
 const MAX_PREPARED = 64;
 
+// Names unique in the process, so that two namers of one pool, or two wrappers of one PGlite, never clash.
+let named = 0;
+const nextName = () => `tollgate_prepared_${++named}`;
+
 /**
  * For @prisma/adapter-pg's statementNameGenerator: a name per statement text,
  * under which `pg` prepares the statement once on each connection. The empty
@@ -22,7 +26,7 @@ export function preparedStatementNames(): (query: { sql: string }) => string {
   const names = new Map<string, string>();
   return ({ sql }) => {
     let name = names.get(sql);
-    if (name === undefined && names.size < MAX_PREPARED) names.set(sql, (name = `tollgate_prepared_${names.size + 1}`));
+    if (name === undefined && names.size < MAX_PREPARED) names.set(sql, (name = nextName()));
     return name ?? "";
   };
 }
@@ -38,8 +42,6 @@ const { serialize } = protocol;
 /** What PostgreSQL answers when a prepared statement no longer fits the schema (a function or table changed under it) or was dropped. */
 const STALE_STATEMENT = new Set(["0A000", "26000"]);
 
-// Names unique in the process, so that two wrappers of one PGlite never clash.
-let named = 0;
 
 /** The rows a statement changed, from its command tag, as PGlite counts them. */
 function affectedRows(commandTag: string): number {
@@ -100,7 +102,7 @@ export function withPreparedStatements(pglite: PGlite): PGlite {
   const prepared = new Map<string, Prepared>();
 
   async function prepare(text: string): Promise<Prepared> {
-    const name = `tollgate_prepared_${++named}`;
+    const name = nextName();
     const { messages } = await pglite.execProtocol(batch([serialize.parse({ name, text }), serialize.describe({ type: "S", name }), serialize.sync()]), { syncToFs: false });
     const statement = { name, parameterTypes: parse.parseDescribeStatementResults(messages) };
     prepared.set(text, statement);
