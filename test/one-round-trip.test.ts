@@ -235,6 +235,22 @@ describe("request.begin in one statement", () => {
   });
 });
 
+/** The running and paused requests the tasks count, by task id. */
+async function countsKept(tasks: string[]) {
+  return db.prisma.task.findMany({ where: { id: { in: tasks } }, orderBy: { id: "asc" }, select: { id: true, runningRequests: true, pausedRequests: true } });
+}
+
+/** The same, counted from the requests. */
+async function countsRecounted(tasks: string[]) {
+  return Promise.all(
+    [...tasks].sort().map(async (id) => ({
+      id,
+      runningRequests: await db.prisma.request.count({ where: { taskId: id, status: "RUNNING" } }),
+      pausedRequests: await db.prisma.request.count({ where: { taskId: id, status: "PAUSED" } }),
+    })),
+  );
+}
+
 describe("a task's status, derived by tollgate_refresh_task_statuses (invariant 2)", () => {
   it.each<[RunStatus, RunStatus[], RunStatus]>([
     ["RUNNING", ["RUNNING", "PAUSED"], "PAUSED"],
@@ -265,16 +281,8 @@ describe("a task's status, derived by tollgate_refresh_task_statuses (invariant 
     await db.prisma.request.createMany({
       data: statuses.map((status, index) => ({ id: `req_${index}`, workspaceId: app.workspaceId, sessionId, taskId: tasks[index % 2]!, status })),
     });
-    const counted = async () =>
-      (await db.prisma.task.findMany({ where: { id: { in: tasks } }, orderBy: { id: "asc" }, select: { id: true, runningRequests: true, pausedRequests: true } }));
-    const recounted = async () =>
-      Promise.all(
-        [...tasks].sort().map(async (id) => ({
-          id,
-          runningRequests: await db.prisma.request.count({ where: { taskId: id, status: "RUNNING" } }),
-          pausedRequests: await db.prisma.request.count({ where: { taskId: id, status: "PAUSED" } }),
-        })),
-      );
+    const counted = () => countsKept(tasks);
+    const recounted = () => countsRecounted(tasks);
     expect(await counted()).toEqual(await recounted());
     // One statement changing requests of both tasks.
     await db.prisma.$executeRaw`UPDATE "Request" SET status = CASE WHEN status = 'PAUSED' THEN 'RUNNING'::"RunStatus" ELSE 'PAUSED'::"RunStatus" END WHERE id IN ('req_0', 'req_1', 'req_2', 'req_5')`;
@@ -285,6 +293,37 @@ describe("a task's status, derived by tollgate_refresh_task_statuses (invariant 
     expect(await counted()).toEqual(await recounted());
     await db.prisma.request.deleteMany({ where: { id: { in: ["req_1", "req_3"] } } });
     expect(await counted()).toEqual(await recounted());
+  });
+
+  it("request.begin and request.complete count their own request as they set the task's status; a write after them in the same transaction is counted by the trigger", async () => {
+    const agent = agentCaller(app.deps);
+    const { sessionId } = await agent.session.open({});
+    const first = await agent.request.begin({ sessionId, agent: "writer" });
+    const paused = await agent.request.begin({ sessionId, agent: "writer", taskId: first.taskId });
+    await agent.approval.request({ requestId: paused.requestId, tool: "send_email", args: {} });
+    const third = await agent.request.begin({ sessionId, agent: "writer", taskId: first.taskId });
+    const child = await agent.request.begin({ sessionId, agent: "reader", parentRequestId: first.requestId });
+    const tasks = [first.taskId, child.taskId];
+    expect(await countsKept(tasks)).toEqual(await countsRecounted(tasks));
+    expect((await countsKept([first.taskId]))[0]).toMatchObject({ runningRequests: 2, pausedRequests: 1 });
+
+    await agent.request.complete({ requestId: child.requestId });
+    await agent.request.complete({ requestId: first.requestId });
+    await agent.request.fail({ requestId: third.requestId, error: { message: "refused" } });
+    expect(await countsKept(tasks)).toEqual(await countsRecounted(tasks));
+    expect(await status(first.taskId)).toBe("PAUSED");
+    expect(await status(child.taskId)).toBe("COMPLETED");
+
+    const later = await agent.request.begin({ sessionId, agent: "writer", taskId: first.taskId });
+    const { agentKeyId } = await db.prisma.request.findUniqueOrThrow({ where: { id: later.requestId } });
+    await db.prisma.$transaction(async (tx) => {
+      const [ended] = await tx.$queryRaw<{ outcome: string }[]>`
+        SELECT outcome FROM tollgate_end_request(${app.workspaceId}, ${later.requestId}, ${agentKeyId}, 'COMPLETED', NULL, NULL, ${new Date()}::timestamp(3))`;
+      expect(ended?.outcome).toBe("ended");
+      await tx.$executeRaw`UPDATE "Request" SET status = 'CANCELED' WHERE id = ${paused.requestId}`;
+    });
+    expect(await countsKept(tasks)).toEqual(await countsRecounted(tasks));
+    expect((await countsKept([first.taskId]))[0]).toMatchObject({ runningRequests: 0, pausedRequests: 0 });
   });
 
   it("reads the task's latest request at most, however many requests the task has had", async () => {

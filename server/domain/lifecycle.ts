@@ -63,8 +63,9 @@ export function planRequestEnding(request: RequestEndingCheck, ending: RequestEn
 // ---- Tasks ------------------------------------------------------------------
 
 // A task's status is derived in the database, where its requests are, from
-// the counts of its running and paused requests that triggers on Request keep
-// (tollgate_refresh_task_statuses, migration 20261126130000_task_request_counters;
+// the counts of its running and paused requests (tollgate_task_status_from_counts,
+// migration 20261127100000_engine_counts_its_own_requests; the counts are kept
+// by triggers on Request, and by request.begin and request.complete themselves;
 // tested in test/one-round-trip.test.ts).
 
 // ---- Approvals --------------------------------------------------------------

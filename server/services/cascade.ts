@@ -59,10 +59,11 @@ export async function adjustPendingAlongChains(tx: Tx, adjustments: { requestId:
 
 /**
  * Re-derives the status of these tasks, in one statement:
- * tollgate_refresh_task_statuses (migration 20261126130000_task_request_counters)
- * locks the tasks (lock order step 3), then reads the counts of their running
- * and paused requests, so that concurrent transactions on the same task see
- * each other's committed changes. Returns the tasks whose status changed.
+ * tollgate_refresh_task_statuses (migrations 20261126130000_task_request_counters
+ * and 20261127100000_engine_counts_its_own_requests) locks the tasks (lock
+ * order step 3), then reads the counts of their running and paused requests,
+ * so that concurrent transactions on the same task see each other's committed
+ * changes. Returns the tasks whose status changed.
  */
 export async function refreshTaskStatuses(tx: Tx, taskIds: Iterable<string>): Promise<TaskChange[]> {
   const ids = [...new Set(taskIds)].sort();
