@@ -14,7 +14,9 @@
 // approves, a request begun and completed, and a request's first ask.
 // SIDE_BY_SIDE_SUSTAINED=1 instead runs the sustained load (100 agents, 8 s)
 // on each in turn, three rounds; SIDE_BY_SIDE_ONLY=begin-and-complete only
-// begins and completes requests, in three windows of the count each. The PostgreSQL databases are emptied first. BENCH_SERVER_NODE_ARGS
+// begins and completes requests, and SIDE_BY_SIDE_ONLY=depth-3 only makes
+// round trips from the leaf of a three-deep call chain, in three windows of
+// the count each. The PostgreSQL databases are emptied first. BENCH_SERVER_NODE_ARGS
 // passes Node options to both servers, as in npm run bench (a CPU profile of
 // each, say): they start as its servers do (bench/server.ts).
 import { createTollgate } from "../sdk/src/index.ts";
@@ -39,25 +41,38 @@ async function startBuild(dir: string, databaseUrl: string) {
   const { sessionId } = await sdk.openSession({ title: "side by side" });
   const asking = await sdk.begin({ sessionId, agent: "asker" });
   const looking = await sdk.begin({ sessionId, agent: "looker" });
-  const samples = { roundTrip: [] as number[], askUntilHeard: [] as number[], decide: [] as number[], ruleDecides: [] as number[], beginAndComplete: [] as number[], firstAsk: [] as number[] };
+  // The leaf of a call chain three requests deep, as in npm run bench's depth-3 round trip.
+  let deepest = await sdk.begin({ sessionId, agent: "deep-1" });
+  for (let level = 2; level <= 3; level++) deepest = await sdk.begin({ sessionId, agent: `deep-${level}`, parentRequestId: deepest.requestId });
+  const samples = { roundTrip: [] as number[], askUntilHeard: [] as number[], decide: [] as number[], ruleDecides: [] as number[], beginAndComplete: [] as number[], firstAsk: [] as number[], depthThree: [] as number[] };
+
+  /** The agent asks, the operator's socket hears it, the operator decides, the agent's held connection receives it. */
+  async function askAndDecide(requestId: string, i: number) {
+    const started = now();
+    const heard = new Promise<{ approvalId: string }>((resolve) => socket.once("approval:requested", resolve));
+    const answered = sdk.ask({ requestId, tool: "send_email", args: { i } });
+    const { approvalId } = await heard;
+    const askedAt = now();
+    await operator.approval.decide.mutate({ approvalId, action: "approve" });
+    const decidedAt = now();
+    if ((await answered).status !== "APPROVED") throw new Error(`round trip ${i} was not approved`);
+    return { total: now() - started, askUntilHeard: askedAt - started, decide: decidedAt - askedAt };
+  }
 
   return {
     dir,
     samples,
-    /** The agent asks, the operator's socket hears it, the operator decides, the agent's held connection receives it. */
     async roundTrip(i: number, record: boolean) {
-      const started = now();
-      const heard = new Promise<{ approvalId: string }>((resolve) => socket.once("approval:requested", resolve));
-      const answered = sdk.ask({ requestId: asking.requestId, tool: "send_email", args: { i } });
-      const { approvalId } = await heard;
-      const askedAt = now();
-      await operator.approval.decide.mutate({ approvalId, action: "approve" });
-      const decidedAt = now();
-      if ((await answered).status !== "APPROVED") throw new Error(`round trip ${i} was not approved`);
+      const { total, askUntilHeard, decide } = await askAndDecide(asking.requestId, i);
       if (!record) return;
-      samples.roundTrip.push(now() - started);
-      samples.askUntilHeard.push(askedAt - started);
-      samples.decide.push(decidedAt - askedAt);
+      samples.roundTrip.push(total);
+      samples.askUntilHeard.push(askUntilHeard);
+      samples.decide.push(decide);
+    },
+    /** The same round trip from the leaf of a three-deep chain: every request above it pauses and resumes too. */
+    async depthThreeRoundTrip(i: number, record: boolean) {
+      const { total } = await askAndDecide(deepest.requestId, i);
+      if (record) samples.depthThree.push(total);
     },
     async ruleDecides(i: number, record: boolean) {
       const started = now();
@@ -129,6 +144,11 @@ try {
     for (let window = 1; window <= 3; window++) {
       await alternate(builds, (build, i, record) => build.beginAndComplete(i, record), COUNT);
       console.log(`window ${window}: begin + complete p50 ${builds.map(({ dir, samples }) => `${dir} ${percentile(samples.beginAndComplete.splice(0), 50).toFixed(2)} ms`).join(", ")}`);
+    }
+  } else if (process.env.SIDE_BY_SIDE_ONLY === "depth-3") {
+    for (let window = 1; window <= 3; window++) {
+      await alternate(builds, (build, i, record) => build.depthThreeRoundTrip(i, record), COUNT);
+      console.log(`window ${window}: depth-3 round trip p50 ${builds.map(({ dir, samples }) => `${dir} ${percentile(samples.depthThree.splice(0), 50).toFixed(2)} ms`).join(", ")}`);
     }
   } else {
     await alternate(builds, (build, i, record) => build.roundTrip(i, record), COUNT);

@@ -326,6 +326,28 @@ describe("a task's status, derived by tollgate_refresh_task_statuses (invariant 
     expect((await countsKept([first.taskId]))[0]).toMatchObject({ runningRequests: 0, pausedRequests: 0 });
   });
 
+  it("an approval's opening and ending count the requests they pause and resume along a chain of three tasks, with the trigger standing aside", async () => {
+    const agent = agentCaller(app.deps);
+    const operator = await operatorCaller(app.deps);
+    const { sessionId } = await agent.session.open({});
+    const root = await agent.request.begin({ sessionId, agent: "planner" });
+    const middle = await agent.request.begin({ sessionId, agent: "researcher", parentRequestId: root.requestId });
+    const leaf = await agent.request.begin({ sessionId, agent: "mailer", parentRequestId: middle.requestId });
+    const sibling = await agent.request.begin({ sessionId, agent: "researcher", taskId: middle.taskId });
+    const tasks = [root.taskId, middle.taskId, leaf.taskId];
+
+    const asked = await agent.approval.request({ requestId: leaf.requestId, tool: "send_email", args: {} });
+    expect(await countsKept(tasks)).toEqual(await countsRecounted(tasks));
+    expect((await countsKept([middle.taskId]))[0]).toMatchObject({ runningRequests: 1, pausedRequests: 1 });
+    expect(await Promise.all(tasks.map(status))).toEqual(["PAUSED", "PAUSED", "PAUSED"]);
+
+    await operator.approval.decide({ approvalId: asked.approvalId, action: "approve" });
+    expect(await countsKept(tasks)).toEqual(await countsRecounted(tasks));
+    expect(await Promise.all(tasks.map(status))).toEqual(["RUNNING", "RUNNING", "RUNNING"]);
+    await agent.request.complete({ requestId: sibling.requestId });
+    expect(await countsKept(tasks)).toEqual(await countsRecounted(tasks));
+  });
+
   it("reads the task's latest request at most, however many requests the task has had", async () => {
     const { sessionId } = await agentCaller(app.deps).session.open({});
     const task = await db.prisma.task.create({ data: { id: newId("tsk"), workspaceId: app.workspaceId, sessionId, agent: "a", kind: "AGENT" } });
