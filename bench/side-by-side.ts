@@ -16,7 +16,8 @@
 // on each in turn, three rounds; SIDE_BY_SIDE_ONLY=begin-and-complete only
 // begins and completes requests, and SIDE_BY_SIDE_ONLY=depth-3 only makes
 // round trips from the leaf of a three-deep call chain, in three windows of
-// the count each. The PostgreSQL databases are emptied first. BENCH_SERVER_NODE_ARGS
+// the count each; SIDE_BY_SIDE_ONLY=console-reads makes the console's reads,
+// which go through Prisma's client. The PostgreSQL databases are emptied first. BENCH_SERVER_NODE_ARGS
 // passes Node options to both servers, as in npm run bench (a CPU profile of
 // each, say): they start as its servers do (bench/server.ts).
 import { createTollgate } from "../sdk/src/index.ts";
@@ -44,7 +45,7 @@ async function startBuild(dir: string, databaseUrl: string) {
   // The leaf of a call chain three requests deep, as in npm run bench's depth-3 round trip.
   let deepest = await sdk.begin({ sessionId, agent: "deep-1" });
   for (let level = 2; level <= 3; level++) deepest = await sdk.begin({ sessionId, agent: `deep-${level}`, parentRequestId: deepest.requestId });
-  const samples = { roundTrip: [] as number[], askUntilHeard: [] as number[], decide: [] as number[], ruleDecides: [] as number[], beginAndComplete: [] as number[], firstAsk: [] as number[], depthThree: [] as number[] };
+  const samples = { roundTrip: [] as number[], askUntilHeard: [] as number[], decide: [] as number[], ruleDecides: [] as number[], beginAndComplete: [] as number[], firstAsk: [] as number[], depthThree: [] as number[], consoleReads: {} as Record<string, number[]> };
 
   /** The agent asks, the operator's socket hears it, the operator decides, the agent's held connection receives it. */
   async function askAndDecide(requestId: string, i: number) {
@@ -58,6 +59,8 @@ async function startBuild(dir: string, databaseUrl: string) {
     if ((await answered).status !== "APPROVED") throw new Error(`round trip ${i} was not approved`);
     return { total: now() - started, askUntilHeard: askedAt - started, decide: decidedAt - askedAt };
   }
+
+  let consoleTree: { requestId: string } | undefined;
 
   return {
     dir,
@@ -112,6 +115,27 @@ async function startBuild(dir: string, databaseUrl: string) {
       socket.off("approval:requested", approve);
       return measured / elapsedSeconds;
     },
+    /** The console's reads, which go through Prisma's client (and its query compiler), on a session with a tree of 22 requests. */
+    async consoleReads(_i: number, record: boolean) {
+      if (!consoleTree) {
+        const root = await sdk.begin({ sessionId, agent: "console-root" });
+        const child = await sdk.begin({ sessionId, agent: "console-child", parentRequestId: root.requestId });
+        for (let leaf = 0; leaf < 20; leaf++) await (await sdk.begin({ sessionId, agent: "console-leaf", parentRequestId: child.requestId })).complete({ leaf });
+        consoleTree = { requestId: child.requestId };
+      }
+      const { requestId } = consoleTree;
+      const reads: Record<string, () => Promise<unknown>> = {
+        "session.list": () => operator.session.list.query({}),
+        "task.tree": () => operator.task.tree.query({ sessionId }),
+        "request.get": () => operator.request.get.query({ requestId }),
+        "approval.list": () => operator.approval.list.query({}),
+      };
+      for (const [name, read] of Object.entries(reads)) {
+        const started = now();
+        await read();
+        if (record) (samples.consoleReads[name] ??= []).push(now() - started);
+      }
+    },
     async stop() {
       socket.close();
       sdk.close();
@@ -144,6 +168,11 @@ try {
     for (let window = 1; window <= 3; window++) {
       await alternate(builds, (build, i, record) => build.beginAndComplete(i, record), COUNT);
       console.log(`window ${window}: begin + complete p50 ${builds.map(({ dir, samples }) => `${dir} ${percentile(samples.beginAndComplete.splice(0), 50).toFixed(2)} ms`).join(", ")}`);
+    }
+  } else if (process.env.SIDE_BY_SIDE_ONLY === "console-reads") {
+    await alternate(builds, (build, i, record) => build.consoleReads(i, record), COUNT);
+    for (const { dir, samples } of builds) {
+      console.log(`${dir}: ${Object.entries(samples.consoleReads).map(([name, values]) => `${name} p50 ${percentile(values, 50).toFixed(2)} ms`).join(", ")}`);
     }
   } else if (process.env.SIDE_BY_SIDE_ONLY === "depth-3") {
     for (let window = 1; window <= 3; window++) {
