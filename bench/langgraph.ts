@@ -41,17 +41,21 @@ function pausingGraph(depth: number, checkpointer: BaseCheckpointSaver): Pausing
 
 /** Milliseconds for each pause and resume at this depth (1: one graph; 3: a cascade through two subgraphs). */
 export async function langGraphRoundTrips(depth: number, count: number, kind: Checkpointer = "sqlite"): Promise<number[]> {
-  const folder = await mkdtemp(path.join(tmpdir(), "tollgate-bench-langgraph-"));
-  const checkpointer = kind === "sqlite" ? SqliteSaver.fromConnString(path.join(folder, "checkpoints.sqlite")) : new MemorySaver();
+  const langGraph = await langGraphSampler(depth, kind);
   try {
-    return await pauseAndResume(pausingGraph(depth, checkpointer), depth, count);
+    const samples: number[] = [];
+    for (let i = 0; i < count; i++) samples.push(await langGraph.sample());
+    return samples;
   } finally {
-    if (checkpointer instanceof SqliteSaver) checkpointer.db.close();
-    await rm(folder, { recursive: true, force: true });
+    await langGraph.close();
   }
 }
 
-async function pauseAndResume(graph: PausingGraph, depth: number, count: number): Promise<number[]> {
+/** A graph at this depth on a new checkpointer, warmed up; each sample is one pause and resume, in milliseconds. */
+export async function langGraphSampler(depth: number, kind: Checkpointer) {
+  const folder = await mkdtemp(path.join(tmpdir(), "tollgate-bench-langgraph-"));
+  const checkpointer = kind === "sqlite" ? SqliteSaver.fromConnString(path.join(folder, "checkpoints.sqlite")) : new MemorySaver();
+  const graph = pausingGraph(depth, checkpointer);
   const once = async (thread: string) => {
     const config = { configurable: { thread_id: thread } };
     const paused = await graph.invoke({ answer: "" }, config);
@@ -59,14 +63,25 @@ async function pauseAndResume(graph: PausingGraph, depth: number, count: number)
     const resumed = await graph.invoke(new Command({ resume: "approved" }), config);
     if (resumed.answer !== "approved") throw new Error(`the graph resumed with ${JSON.stringify(resumed)}`);
   };
-  await warmUpInProcess((i) => once(`warm-up-${depth}-${i}`));
-  const samples: number[] = [];
-  for (let i = 0; i < count; i++) {
-    const started = performance.now();
-    await once(`thread-${depth}-${i}`);
-    samples.push(performance.now() - started);
+  const close = async () => {
+    if (checkpointer instanceof SqliteSaver) checkpointer.db.close();
+    await rm(folder, { recursive: true, force: true });
+  };
+  try {
+    await warmUpInProcess((i) => once(`warm-up-${depth}-${i}`));
+  } catch (error) {
+    await close();
+    throw error;
   }
-  return samples;
+  let threads = 0;
+  return {
+    async sample(): Promise<number> {
+      const started = performance.now();
+      await once(`thread-${depth}-${threads++}`);
+      return performance.now() - started;
+    },
+    close,
+  };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -4,7 +4,8 @@
 // (when Redis answers at BENCH_REDIS_URL, default redis://127.0.0.1:6379), and
 // writes bench/results.md with the machine's size. BENCH_ONLY=cluster measures
 // only the nodes, into bench/results-cluster.md; BENCH_ONLY=memory only prints
-// the server's memory after BENCH_MEMORY_APPROVALS approvals.
+// the server's memory after BENCH_MEMORY_APPROVALS approvals, and
+// BENCH_ONLY=depth-3 only the depth-3 round trip against LangGraph's.
 import { writeFile } from "node:fs/promises";
 import os from "node:os";
 import { createEmptyPostgresDatabase, type ThrowawayDatabase } from "../test/databases.ts";
@@ -16,7 +17,7 @@ import { benchThreadState } from "./thread-state.ts";
 import { autoApproved, autoApprovedRate, evaluationMicros, loadHundredRules } from "./policies.ts";
 import { burst } from "./burst.ts";
 import { callCosts, type CallCost } from "./calls.ts";
-import { langGraphRoundTrips } from "./langgraph.ts";
+import { langGraphRoundTrips, langGraphSampler } from "./langgraph.ts";
 import { memoryAfterApprovals, type MemoryResult } from "./memory.ts";
 import { connectOperator } from "./approver.ts";
 import { askSteadily } from "./steady-load.ts";
@@ -49,24 +50,67 @@ function nextEvent<T>(socket: Socket, name: string, match: (payload: T) => boole
  * call chain that deep, so every caller above it pauses and resumes too.
  */
 async function roundTrips(server: BenchServer, operator: Operator, count: number, depth = 1): Promise<number[]> {
+  const roundTrip = await roundTripSampler(server, operator, depth);
+  try {
+    const samples: number[] = [];
+    for (let i = 0; i < count; i++) samples.push(await roundTrip.sample(i));
+    return samples;
+  } finally {
+    roundTrip.close();
+  }
+}
+
+/** One round trip at a time, from a request `depth` deep: each sample's milliseconds. */
+async function roundTripSampler(server: BenchServer, operator: Operator, depth: number) {
   const sdk = createTollgate({ url: server.url, apiKey: server.agentKey });
   const { sessionId } = await sdk.openSession({ title: "bench: round trips" });
   let request = await sdk.begin({ sessionId, agent: "bench-agent" });
   for (let level = 1; level < depth; level++) request = await sdk.begin({ sessionId, agent: `bench-agent-${level}`, parentRequestId: request.requestId });
-  const samples: number[] = [];
-  for (let i = 0; i < count; i++) {
-    const started = now();
-    const requested = nextEvent<{ approvalId: string }>(operator.socket, "approval:requested", () => true);
-    // The SDK's own wait: the decision is pushed on the connection it holds.
-    const answered = sdk.ask({ requestId: request.requestId, tool: "send_email", args: { i } });
-    const pushed = await requested;
-    await operator.client.approval.decide.mutate({ approvalId: pushed.approvalId, action: "approve" });
-    const result = await answered;
-    if (result.status !== "APPROVED") throw new Error(`round trip ${i} ended ${result.status}`);
-    samples.push(now() - started);
+  return {
+    async sample(i: number): Promise<number> {
+      const started = now();
+      const requested = nextEvent<{ approvalId: string }>(operator.socket, "approval:requested", () => true);
+      // The SDK's own wait: the decision is pushed on the connection it holds.
+      const answered = sdk.ask({ requestId: request.requestId, tool: "send_email", args: { i } });
+      const pushed = await requested;
+      await operator.client.approval.decide.mutate({ approvalId: pushed.approvalId, action: "approve" });
+      const result = await answered;
+      if (result.status !== "APPROVED") throw new Error(`round trip ${i} ended ${result.status}`);
+      return now() - started;
+    },
+    close: () => sdk.close(),
+  };
+}
+
+/** Round trips a block at a time. */
+const BLOCK = 25;
+
+/**
+ * Tollgate's depth-3 round trip and LangGraph's depth-3 cascade (its SQLite
+ * checkpointer, in this process), `count` of each, in alternating blocks: the
+ * ratio of their medians is a target, and on a machine whose speed drifts
+ * from minute to minute, each side measured at its own time moved it by more
+ * than a fifth between two runs. Interleaved, both see the machine as it is.
+ */
+async function depthThreeAgainstLangGraph(server: BenchServer, operator: Operator, count: number) {
+  const tollgate = await roundTripSampler(server, operator, 3);
+  const langGraph = await langGraphSampler(3, "sqlite");
+  const samples = { tollgate: [] as number[], langGraph: [] as number[] };
+  try {
+    for (let block = 0; block * BLOCK < count; block++) {
+      const size = Math.min(BLOCK, count - block * BLOCK);
+      const sides = [
+        async () => { for (let i = 0; i < size; i++) samples.tollgate.push(await tollgate.sample(block * BLOCK + i)); },
+        async () => { for (let i = 0; i < size; i++) samples.langGraph.push(await langGraph.sample()); },
+      ];
+      // Which side goes first alternates too.
+      for (const side of block % 2 ? sides.reverse() : sides) await side();
+    }
+    return samples;
+  } finally {
+    tollgate.close();
+    await langGraph.close();
   }
-  sdk.close();
-  return samples;
 }
 
 /** request.begin then request.complete through the SDK, one pair after another: each pair's milliseconds. */
@@ -233,14 +277,16 @@ async function measure(label: string, databaseUrl?: string): Promise<TargetResul
         results.depth[depth]!.resumed.push(percentile(repeats.map((r) => r.resumedMs), 50));
       }
       results.sustained.push(await sustained([server], [operator], 100, SUSTAINED_SECONDS));
-      results.depth3P50.push(percentile(await roundTrips(server, operator, ROUND_TRIPS, 3), 50));
+      // The same pause and resume in process with LangGraph.js, interleaved with Tollgate's.
+      const depthThree = await depthThreeAgainstLangGraph(server, operator, ROUND_TRIPS);
+      results.depth3P50.push(percentile(depthThree.tollgate, 50));
+      results.langGraphDepth3P50.push(percentile(depthThree.langGraph, 50));
     } finally {
       operator.close();
       await server.stop();
     }
-    // The same pause and resume in process with LangGraph.js, in the same run.
+    // LangGraph's other figures, in the same run.
     results.langGraphDepth1P50.push(percentile(await langGraphRoundTrips(1, ROUND_TRIPS, "sqlite"), 50));
-    results.langGraphDepth3P50.push(percentile(await langGraphRoundTrips(3, ROUND_TRIPS, "sqlite"), 50));
     results.langGraphInMemoryDepth1P50.push(percentile(await langGraphRoundTrips(1, ROUND_TRIPS, "memory"), 50));
     results.langGraphInMemoryDepth3P50.push(percentile(await langGraphRoundTrips(3, ROUND_TRIPS, "memory"), 50));
     // A burst of agents on a server that has just started.
@@ -390,7 +436,7 @@ function report(targets: TargetResults[], cluster: string, extra: string): strin
   lines.push("# Benchmark results", "");
   lines.push(`Machine: ${os.cpus().length} cores (${cpu}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory, Node ${process.version}, ${os.platform()} ${os.release()}.`);
   lines.push(`Measured ${new Date().toISOString()} with \`npm run bench\`: the server runs in its own process; clients talk real HTTP and socket.io over loopback.`);
-  lines.push(`Each figure is the median over ${RUNS} runs on a fresh database, with the range (min–max) across runs in parentheses. The per-call figures are a running server's: they follow ${WARM_UP_SECONDS} s of warm-up, begin, ask, decide and complete one after another on the same server (LangGraph's pause and resume warms up as long; see bench/warm-up.ts), and the burst is measured on a server that has just started. Round trips: ${ROUND_TRIPS} per run; sustained: ${SUSTAINED_SECONDS} s with 100 agents whose requests were begun first, after ${SUSTAINED_WARM_UP_SECONDS} s of the same load; cascades: median of 15 per depth per run. Targets are issue 9's; the server's memory is measured once per database, in the first run; the deadlock count is not measured here (deadlocks: test/lock-order.test.ts).`, "");
+  lines.push(`Each figure is the median over ${RUNS} runs on a fresh database, with the range (min–max) across runs in parentheses. The per-call figures are a running server's: they follow ${WARM_UP_SECONDS} s of warm-up, begin, ask, decide and complete one after another on the same server (LangGraph's pause and resume warms up as long; see bench/warm-up.ts), and the burst is measured on a server that has just started. Round trips: ${ROUND_TRIPS} per run, and at depth 3 in blocks of ${BLOCK} alternating with as many of LangGraph's depth-3 cascades, on the same machine at the same time; sustained: ${SUSTAINED_SECONDS} s with 100 agents whose requests were begun first, after ${SUSTAINED_WARM_UP_SECONDS} s of the same load; cascades: median of 15 per depth per run. Targets are issue 9's; the server's memory is measured once per database, in the first run; the deadlock count is not measured here (deadlocks: test/lock-order.test.ts).`, "");
   for (const target of targets) {
     const embedded = target.label.startsWith("embedded");
     const medianOf = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -453,6 +499,26 @@ function report(targets: TargetResults[], cluster: string, extra: string): strin
 }
 
 const only = process.env.BENCH_ONLY;
+if (only === "depth-3") {
+  // The depth-3 round trip against LangGraph's depth-3 cascade alone, interleaved, after the warm-up (printed, not written).
+  const postgres = await postgresUrl();
+  for (const [label, url] of [["embedded (PGlite)", undefined], ["PostgreSQL", postgres?.url]] as const) {
+    if (label === "PostgreSQL" && !url) continue;
+    const server = await startBenchServer(url);
+    const operator = await connectOperator(server);
+    try {
+      await warmUp(server, operator);
+      const { tollgate, langGraph } = await depthThreeAgainstLangGraph(server, operator, ROUND_TRIPS);
+      const [ours, theirs] = [percentile(tollgate, 50), percentile(langGraph, 50)];
+      console.log(`${label}: depth-3 round trip p50 ${ours.toFixed(2)} ms, LangGraph's depth-3 cascade ${theirs.toFixed(2)} ms, ratio ${(ours / theirs).toFixed(2)}`);
+    } finally {
+      operator.close();
+      await server.stop();
+    }
+  }
+  await postgres?.drop();
+  process.exit(0);
+}
 if (only === "memory") {
   // The server's memory alone, on the embedded database and on PostgreSQL (printed, not written).
   const postgres = await postgresUrl();
