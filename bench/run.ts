@@ -499,18 +499,15 @@ function report(targets: TargetResults[], cluster: string, extra: string): strin
 }
 
 const only = process.env.BENCH_ONLY;
-if (only === "depth-3") {
-  // The depth-3 round trip against LangGraph's depth-3 cascade alone, interleaved, after the warm-up (printed, not written).
+/** One figure alone, on the embedded database and on PostgreSQL, each on a server of its own; printed, not written. */
+async function printOnEachDatabase(figure: (server: BenchServer, operator: Operator) => Promise<string>): Promise<never> {
   const postgres = await postgresUrl();
   for (const [label, url] of [["embedded (PGlite)", undefined], ["PostgreSQL", postgres?.url]] as const) {
     if (label === "PostgreSQL" && !url) continue;
     const server = await startBenchServer(url);
     const operator = await connectOperator(server);
     try {
-      await warmUp(server, operator);
-      const { tollgate, langGraph } = await depthThreeAgainstLangGraph(server, operator, ROUND_TRIPS);
-      const [ours, theirs] = [percentile(tollgate, 50), percentile(langGraph, 50)];
-      console.log(`${label}: depth-3 round trip p50 ${ours.toFixed(2)} ms, LangGraph's depth-3 cascade ${theirs.toFixed(2)} ms, ratio ${(ours / theirs).toFixed(2)}`);
+      console.log(`${label}: ${await figure(server, operator)}`);
     } finally {
       operator.close();
       await server.stop();
@@ -519,23 +516,22 @@ if (only === "depth-3") {
   await postgres?.drop();
   process.exit(0);
 }
+
+if (only === "depth-3") {
+  // The depth-3 round trip against LangGraph's depth-3 cascade, interleaved, after the warm-up.
+  await printOnEachDatabase(async (server, operator) => {
+    await warmUp(server, operator);
+    const { tollgate, langGraph } = await depthThreeAgainstLangGraph(server, operator, ROUND_TRIPS);
+    const [ours, theirs] = [percentile(tollgate, 50), percentile(langGraph, 50)];
+    return `depth-3 round trip p50 ${ours.toFixed(2)} ms, LangGraph's depth-3 cascade ${theirs.toFixed(2)} ms, ratio ${(ours / theirs).toFixed(2)}`;
+  });
+}
 if (only === "memory") {
-  // The server's memory alone, on the embedded database and on PostgreSQL (printed, not written).
-  const postgres = await postgresUrl();
-  for (const [label, url] of [["embedded (PGlite)", undefined], ["PostgreSQL", postgres?.url]] as const) {
-    if (label === "PostgreSQL" && !url) continue;
-    const server = await startBenchServer(url);
-    const operator = await connectOperator(server);
-    try {
-      const memory = await memoryAfterApprovals(server, operator, MEMORY_APPROVALS);
-      console.log(`${label}: ${memory.approvals} approvals in ${memory.seconds.toFixed(0)} s; server resident ${memory.residentUnderLoadMb.toFixed(0)} MB as the load ends, ${memory.residentMb.toFixed(0)} MB after quiet, heap used ${memory.heapUsedMb.toFixed(0)} MB`);
-    } finally {
-      operator.close();
-      await server.stop();
-    }
-  }
-  await postgres?.drop();
-  process.exit(0);
+  // The server's memory after BENCH_MEMORY_APPROVALS approvals.
+  await printOnEachDatabase(async (server, operator) => {
+    const memory = await memoryAfterApprovals(server, operator, MEMORY_APPROVALS);
+    return `${memory.approvals} approvals in ${memory.seconds.toFixed(0)} s; server resident ${memory.residentUnderLoadMb.toFixed(0)} MB as the load ends, ${memory.residentMb.toFixed(0)} MB after quiet, heap used ${memory.heapUsedMb.toFixed(0)} MB`;
+  });
 }
 const targets: TargetResults[] = only === "cluster" ? [] : [await measure("embedded (PGlite)")];
 const postgres = await postgresUrl();
