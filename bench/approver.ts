@@ -3,7 +3,7 @@
 // moment its push arrives on their socket.
 import { io, type Socket } from "socket.io-client";
 import { createTRPCClient, httpLink } from "@trpc/client";
-import { callFetch } from "../sdk/src/transport.ts";
+import { undiciFetch } from "./undici-fetch.ts";
 import type { AppRouter } from "../server/api/router.ts";
 import type { BenchServer } from "./server.ts";
 
@@ -20,7 +20,7 @@ export async function connectOperator(server: Pick<BenchServer, "url" | "admin">
     body: JSON.stringify({ email: server.admin.email, password: server.admin.password }),
   });
   const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
-  const client = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${server.url}/api/trpc`, headers: { cookie, origin: new URL(server.url).origin }, fetch: callFetch })] });
+  const client = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${server.url}/api/trpc`, headers: { cookie, origin: new URL(server.url).origin }, fetch: undiciFetch })] });
   const token = cookie.split("=")[1]!;
   const socket = io(server.url, { path: "/socket.io", auth: { token }, transports: ["websocket"] });
   await new Promise<void>((resolve, reject) => {

@@ -3,8 +3,8 @@
 // sent to the database, the driver's time on them, and the server's time from
 // the request's arrival to the response's end (means). What the server did not spend
 // is the client's and the loopback's.
-import { createTRPCClient, httpLink } from "@trpc/client";
-import { callFetch } from "../sdk/src/transport.ts";
+import type { createTRPCClient } from "@trpc/client";
+import { contractCaller } from "../sdk/src/transport.ts";
 import type { AppRouter } from "../server/api/router.ts";
 import { percentile } from "./stats.ts";
 import type { BenchServer } from "./server.ts";
@@ -82,12 +82,12 @@ async function cost<T>(server: BenchServer, call: string, count: number, prepare
 }
 
 export async function callCosts(server: BenchServer, operator: OperatorClient, count: number): Promise<CallCost[]> {
-  // The bare tRPC client over the transport the SDK sends through, so each figure is the call alone.
-  const api = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${server.url}/api/trpc`, headers: { authorization: `Bearer ${server.agentKey}` }, fetch: callFetch })] });
-  const { sessionId } = await api.session.open.mutate({ title: "bench: call costs" });
+  // The SDK's own transport, without the SDK around it, so each figure is the call alone.
+  const call = contractCaller(`${server.url}/api/trpc`, server.agentKey);
+  const { sessionId } = await call("session.open", { title: "bench: call costs" });
   const nothing = async () => undefined;
-  const begun = async () => (await api.request.begin.mutate({ sessionId, agent: "bench-agent" })).requestId;
-  const asked = async () => (await api.approval.request.mutate({ requestId: await begun(), tool: "send_email", args: { to: "a@example.com" } })).approvalId;
+  const begun = async () => (await call("request.begin", { sessionId, agent: "bench-agent" })).requestId;
+  const asked = async () => (await call("approval.request", { requestId: await begun(), tool: "send_email", args: { to: "a@example.com" } })).approvalId;
   const decided = async () => {
     const approvalId = await asked();
     await operator.approval.decide.mutate({ approvalId, action: "approve" });
@@ -99,17 +99,17 @@ export async function callCosts(server: BenchServer, operator: OperatorClient, c
   const healthz = await cost(server, "GET /healthz (HTTP alone, no tRPC)", count, nothing, () => fetch(`${server.url}/healthz`).then((response) => response.text()));
   return [
     { ...healthz, statements: 0, databaseMs: 0, serverMs: 0 },
-    await cost(server, "session.open", count, nothing, () => api.session.open.mutate({ title: "t" })),
-    await cost(server, "request.begin", count, nothing, () => api.request.begin.mutate({ sessionId, agent: "bench-agent" })),
-    await cost(server, "request.complete", count, begun, (requestId) => api.request.complete.mutate({ requestId, output: { ok: true } })),
-    await cost(server, "request.trace (100 events)", count, begun, (requestId) => api.request.trace.mutate({ requestId, events: traceBatch })),
-    await cost(server, "approval.request (a person decides)", count, begun, (requestId) => api.approval.request.mutate({ requestId, tool: "send_email", args: { to: "a@example.com" } })),
+    await cost(server, "session.open", count, nothing, () => call("session.open", { title: "t" })),
+    await cost(server, "request.begin", count, nothing, () => call("request.begin", { sessionId, agent: "bench-agent" })),
+    await cost(server, "request.complete", count, begun, (requestId) => call("request.complete", { requestId, output: { ok: true } })),
+    await cost(server, "request.trace (100 events)", count, begun, (requestId) => call("request.trace", { requestId, events: traceBatch })),
+    await cost(server, "approval.request (a person decides)", count, begun, (requestId) => call("approval.request", { requestId, tool: "send_email", args: { to: "a@example.com" } })),
     await cost(server, "approval.request (a rule decides)", count, async () => {
       // The rule is added once, before the first call is prepared; the warm-up calls load it into the server's cache.
       await addRule();
       return begun();
-    }, (requestId) => api.approval.request.mutate({ requestId, tool: "bench_lookup", args: { id: 7 } })),
+    }, (requestId) => call("approval.request", { requestId, tool: "bench_lookup", args: { id: 7 } })),
     await cost(server, "approval.decide (operator)", count, asked, (approvalId) => operator.approval.decide.mutate({ approvalId, action: "approve" })),
-    await cost(server, "approval.await (already decided)", count, decided, (approvalId) => api.approval.await.query({ approvalId, timeoutMs: 1_000 })),
+    await cost(server, "approval.await (already decided)", count, decided, (approvalId) => call("approval.await", { approvalId, timeoutMs: 1_000 })),
   ];
 }

@@ -4,8 +4,10 @@
 // (when Redis answers at BENCH_REDIS_URL, default redis://127.0.0.1:6379), and
 // writes bench/results.md with the machine's size. BENCH_ONLY=cluster measures
 // only the nodes, into bench/results-cluster.md; BENCH_ONLY=memory only prints
-// the server's memory after BENCH_MEMORY_APPROVALS approvals, and
-// BENCH_ONLY=depth-3 only the depth-3 round trip against LangGraph's.
+// the server's memory after BENCH_MEMORY_APPROVALS approvals,
+// BENCH_ONLY=depth-3 only the depth-3 round trip against LangGraph's, and
+// BENCH_ONLY=transport only begin + complete through the SDK's transport
+// against tRPC's client.
 import { writeFile } from "node:fs/promises";
 import os from "node:os";
 import { createEmptyPostgresDatabase, type ThrowawayDatabase } from "../test/databases.ts";
@@ -19,6 +21,7 @@ import { burst } from "./burst.ts";
 import { callCosts, type CallCost } from "./calls.ts";
 import { langGraphRoundTrips, langGraphSampler } from "./langgraph.ts";
 import { memoryAfterApprovals, type MemoryResult } from "./memory.ts";
+import { transportAgainstTrpcClient } from "./transport.ts";
 import { connectOperator } from "./approver.ts";
 import { askSteadily } from "./steady-load.ts";
 import { WARM_UP_SECONDS, warmUp } from "./warm-up.ts";
@@ -241,6 +244,8 @@ interface TargetResults {
   stateSave: number[];
   stateDiff: number[];
   beginAndCompleteP50: number[];
+  /** begin + complete p50 through the SDK's transport and through tRPC's client, interleaved. */
+  transportP50: { sdk: number[]; trpcClient: number[] };
   rules100P50: number[];
   rules100P99: number[];
   autoApprovedP50: number[];
@@ -261,7 +266,7 @@ interface TargetResults {
 }
 
 async function measure(label: string, databaseUrl?: string): Promise<TargetResults> {
-  const results: TargetResults = { label, rtP50: [], rtP99: [], depth: { 1: { paused: [], resumed: [] }, 5: { paused: [], resumed: [] }, 10: { paused: [], resumed: [] } }, sustained: [], trace: [], stateSave: [], stateDiff: [], beginAndCompleteP50: [], rules100P50: [], rules100P99: [], autoApprovedP50: [], autoApprovedRate: [], evaluationUs: [], depth3P50: [], langGraphDepth1P50: [], langGraphDepth3P50: [], langGraphInMemoryDepth1P50: [], langGraphInMemoryDepth3P50: [], burstFirst: [], burstLast: [], calls: [], memory: [] };
+  const results: TargetResults = { label, rtP50: [], rtP99: [], depth: { 1: { paused: [], resumed: [] }, 5: { paused: [], resumed: [] }, 10: { paused: [], resumed: [] } }, sustained: [], trace: [], stateSave: [], stateDiff: [], beginAndCompleteP50: [], transportP50: { sdk: [], trpcClient: [] }, rules100P50: [], rules100P99: [], autoApprovedP50: [], autoApprovedRate: [], evaluationUs: [], depth3P50: [], langGraphDepth1P50: [], langGraphDepth3P50: [], langGraphInMemoryDepth1P50: [], langGraphInMemoryDepth3P50: [], burstFirst: [], burstLast: [], calls: [], memory: [] };
   for (let run = 1; run <= RUNS; run++) {
     const server = await startBenchServer(databaseUrl);
     const operator = await connectOperator(server);
@@ -330,6 +335,9 @@ async function measure(label: string, databaseUrl?: string): Promise<TargetResul
       try {
         await warmUp(fresh, operator);
         results.beginAndCompleteP50.push(percentile(await beginAndCompletePairs(fresh, ROUND_TRIPS), 50));
+        const transport = await transportAgainstTrpcClient(fresh, ROUND_TRIPS);
+        results.transportP50.sdk.push(percentile(transport.sdk, 50));
+        results.transportP50.trpcClient.push(percentile(transport.trpcClient, 50));
         results.calls.push(await callCosts(fresh, operator.client, 100));
         await loadHundredRules(operator.client);
         await roundTrips(fresh, operator, 30);
@@ -447,6 +455,7 @@ function report(targets: TargetResults[], cluster: string, extra: string): strin
     row("approval round trip p50 (ms)", spread(target.rtP50, 2), goal("≤ 5", medianOf(target.rtP50) <= 5));
     row("approval round trip p99 (ms)", spread(target.rtP99, 2), goal("≤ 20", medianOf(target.rtP99) <= 20));
     row("request.begin + request.complete p50, one pair after another through the SDK (ms)", spread(target.beginAndCompleteP50, 2), goal("≤ 2", medianOf(target.beginAndCompleteP50) <= 2));
+    row("the same pair sent by the SDK's transport / by tRPC's client over the same HTTP, interleaved, p50 (ms)", `${spread(target.transportP50.sdk, 2)} / ${spread(target.transportP50.trpcClient, 2)}`);
     row("auto-approved approval.request (a rule decides), p50 (ms)", spread(target.autoApprovedP50, 2), goal("≤ 2", medianOf(target.autoApprovedP50) <= 2));
     row("auto-approved approval.request, 100 agents at once: calls/s", spread(target.autoApprovedRate, 0));
     const perSecond = target.sustained.map((s) => s.perSecond);
@@ -524,6 +533,15 @@ if (only === "depth-3") {
     const { tollgate, langGraph } = await depthThreeAgainstLangGraph(server, operator, ROUND_TRIPS);
     const [ours, theirs] = [percentile(tollgate, 50), percentile(langGraph, 50)];
     return `depth-3 round trip p50 ${ours.toFixed(2)} ms, LangGraph's depth-3 cascade ${theirs.toFixed(2)} ms, ratio ${(ours / theirs).toFixed(2)}`;
+  });
+}
+if (only === "transport") {
+  // begin + complete through the SDK's transport against tRPC's client, interleaved, after the warm-up.
+  await printOnEachDatabase(async (server, operator) => {
+    await warmUp(server, operator);
+    const { sdk, trpcClient } = await transportAgainstTrpcClient(server, 1_000);
+    const [ours, theirs] = [percentile(sdk, 50), percentile(trpcClient, 50)];
+    return `begin + complete p50 through the SDK's transport ${ours.toFixed(2)} ms, through tRPC's client ${theirs.toFixed(2)} ms (${((1 - ours / theirs) * 100).toFixed(0)} % less)`;
   });
 }
 if (only === "memory") {

@@ -2,7 +2,7 @@
 // state.save of a ~100 KB state (target: p50 <= 20 ms) and state.diff between
 // two ~1 MB versions (target: p50 <= 100 ms), on the embedded database.
 import { createTRPCClient, httpLink } from "@trpc/client";
-import { callFetch } from "../sdk/src/transport.ts";
+import { undiciFetch } from "./undici-fetch.ts";
 import type { AppRouter } from "../server/api/router.ts";
 import { createTollgate } from "../sdk/src/index.ts";
 import { percentile } from "./stats.ts";
@@ -135,5 +135,5 @@ async function operatorClient(target: ThreadStateBenchTarget) {
   });
   if (!login.ok) throw new Error(`bench: operator login failed with ${login.status}`);
   const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
-  return createTRPCClient<AppRouter>({ links: [httpLink({ url: `${target.url}/api/trpc`, headers: { cookie, origin: new URL(target.url).origin }, fetch: callFetch })] });
+  return createTRPCClient<AppRouter>({ links: [httpLink({ url: `${target.url}/api/trpc`, headers: { cookie, origin: new URL(target.url).origin }, fetch: undiciFetch })] });
 }

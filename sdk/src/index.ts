@@ -3,11 +3,10 @@
 // once with the arguments the human approved; and, for tool servers, the
 // verifier of decision receipts.
 import { randomUUID } from "node:crypto";
-import { createTRPCUntypedClient, httpLink, TRPCClientError } from "@trpc/client";
-import type { AnyRouter } from "@trpc/server";
-import { QUERIES, type ApprovalResult, type Decision, type Json, type Procedure, type ProcedureInput, type ProcedureOutput } from "./contract.ts";
+import { TRPCClientError } from "@trpc/client";
+import type { ApprovalResult, Decision, Json, Procedure, ProcedureInput } from "./contract.ts";
 import { DecisionPush } from "./decision-push.ts";
-import { callFetch } from "./transport.ts";
+import { contractCaller } from "./transport.ts";
 import { Thread, type ThreadOptions } from "./thread.ts";
 
 export * from "./contract.ts";
@@ -69,13 +68,8 @@ function isNetworkError(error: unknown): boolean {
 }
 
 export function createTollgate(options: TollgateOptions) {
-  // Untyped at the transport, typed by the contract at `call`: the package carries no server types.
-  const client = createTRPCUntypedClient<AnyRouter>({
-    links: [httpLink({ url: `${options.url.replace(/\/$/, "")}/api/trpc`, headers: { authorization: `Bearer ${options.apiKey}` }, fetch: callFetch })],
-  });
   /** One call to the server, typed by the contract; not retried (see withRetry). */
-  const call = <P extends Procedure>(path: P, input: ProcedureInput<P>): Promise<ProcedureOutput<P>> =>
-    (QUERIES.has(path) ? client.query(path, input) : client.mutation(path, input)) as Promise<ProcedureOutput<P>>;
+  const call = contractCaller(`${options.url.replace(/\/$/, "")}/api/trpc`, options.apiKey);
   const pollMs = Math.min(options.pollMs ?? 55_000, 60_000);
   const retries = options.networkRetries ?? 5;
   // Approvals whose tool already ran in this process: a decision delivered twice runs nothing twice.

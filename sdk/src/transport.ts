@@ -1,24 +1,63 @@
-// How the SDK's calls reach the server: tRPC's HTTP link over undici's
-// `request`. Node's built-in fetch (undici's fetch) builds a Fetch Request,
-// Response and web streams for every call, which on a 2-core machine cost
-// about 0.3 ms a call and twice the CPU of `request`: most of what a call
-// costs the agent's process. Both go through undici's global dispatcher, so
-// its connections are kept open between calls and a dispatcher set with
-// `setGlobalDispatcher` (a proxy, say) serves the SDK as it serves fetch.
-import type { httpLink } from "@trpc/client";
+// How the SDK's calls reach the server: the public API's wire format (tRPC's
+// HTTP RPC, plain JSON: a query is `GET <path>?input=<url-encoded JSON>`, a
+// mutation `POST <path>` with the JSON as its body), sent with undici's
+// `request`. Error answers become tRPC's own TRPCClientError, with the
+// server's code in `data`, as tRPC's client gives them.
+//
+// Not through tRPC's client: for each call it builds a chain of observables
+// and two AbortControllers, one of which it aborts when the call completes,
+// making a DOMException with its stack. On a 2-core machine that, with Node's
+// fetch under it, was most of the CPU a call costs the agent's process, and a
+// request begun and completed took 8 to 17 % less time sent this way
+// (`BENCH_ONLY=transport npm run bench`). Both undici's `request` and Node's
+// fetch go through undici's global dispatcher, so connections are kept open
+// between calls, and a dispatcher set with `setGlobalDispatcher` (a proxy,
+// say) serves the SDK as it serves fetch.
+import { TRPCClientError } from "@trpc/client";
 import { request } from "undici";
+import { QUERIES, type Procedure, type ProcedureInput, type ProcedureOutput } from "./contract.ts";
 
-type LinkFetch = NonNullable<Parameters<typeof httpLink>[0]["fetch"]>;
-type Headers = NonNullable<Parameters<typeof request>[1]>["headers"];
+export type CallKind = "query" | "mutation";
 
-/** A fetch for tRPC's `httpLink` (its `fetch` option), for the JSON calls tRPC makes. */
-export const callFetch: LinkFetch = async (input, init = {}) => {
-  if (init.body !== undefined && init.body !== null && typeof init.body !== "string") throw new TypeError("the SDK's calls send JSON text only");
-  const answer = await request(typeof input === "string" || input instanceof URL ? input : input.url, {
-    method: (init.method ?? "GET") as "GET",
-    headers: init.headers as Headers,
-    body: init.body ?? undefined,
-    signal: init.signal ?? undefined,
-  });
-  return { ok: answer.statusCode >= 200 && answer.statusCode < 300, status: answer.statusCode, json: () => answer.body.json() };
-};
+/** One call of a procedure, answered with its output or rejected with a TRPCClientError. */
+export type Send = (path: string, input: unknown, kind: CallKind) => Promise<unknown>;
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
+
+/**
+ * Calls at `apiUrl` (the server's `/api/trpc`) with an agent key. A call that
+ * got no answer, or one that is not JSON (a proxy's error page, say), rejects
+ * with no tRPC code in `data`: the SDK retries those as failures of the network.
+ */
+export function httpSender(apiUrl: string, apiKey: string): Send {
+  const queryHeaders = { authorization: `Bearer ${apiKey}` };
+  const mutationHeaders = { ...queryHeaders, "content-type": "application/json" };
+  return async (path, input, kind) => {
+    let status: number;
+    let answer: unknown;
+    try {
+      const response =
+        kind === "query"
+          ? await request(`${apiUrl}/${path}${input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify(input))}`}`, { method: "GET", headers: queryHeaders })
+          : await request(`${apiUrl}/${path}`, { method: "POST", headers: mutationHeaders, body: JSON.stringify(input) });
+      status = response.statusCode;
+      answer = await response.body.json();
+    } catch (cause) {
+      throw TRPCClientError.from(cause instanceof Error ? cause : new Error(String(cause)));
+    }
+    if (isObject(answer) && isObject(answer.error) && typeof answer.error.code === "number" && typeof answer.error.message === "string") {
+      throw TRPCClientError.from(answer as Parameters<typeof TRPCClientError.from>[0]);
+    }
+    if (isObject(answer) && isObject(answer.result)) return answer.result.data;
+    throw TRPCClientError.from(new Error(`the server's answer to ${path} (HTTP ${status}) is neither a result nor an error`));
+  };
+}
+
+/** One call to the server, typed by the contract (the package carries no server types); not retried. */
+export type Call = <P extends Procedure>(path: P, input: ProcedureInput<P>) => Promise<ProcedureOutput<P>>;
+
+/** The contract's procedures over httpSender: each a query or a mutation as the contract says. */
+export function contractCaller(apiUrl: string, apiKey: string): Call {
+  const send = httpSender(apiUrl, apiKey);
+  return (path, input) => send(path, input, QUERIES.has(path) ? "query" : "mutation") as Promise<ProcedureOutput<typeof path>>;
+}
