@@ -66,6 +66,13 @@ describe("httpSender", () => {
     expect(new URL(seen[0]!.url, "http://x").searchParams.get("input")).toBe(JSON.stringify({ approvalId: "apr_1&x=y", timeoutMs: 0 }));
   });
 
+  it("keeps a path the server's URL has before /api/trpc (behind a proxy's prefix)", async () => {
+    seen = [];
+    answer = json(200, { result: { data: null } });
+    await httpSender(apiUrl.replace("/api/trpc", "/tollgate/api/trpc"), "tgk_key")("request.complete", { requestId: "req_1" }, "mutation");
+    expect(seen[0]!.url).toBe("/tollgate/api/trpc/request.complete");
+  });
+
   it("rejects an error answer with tRPC's client error, the server's code and message kept", async () => {
     answer = json(404, { error: { code: -32004, message: "request req_9 not found", data: { code: "NOT_FOUND", httpStatus: 404 } } });
     const error = await rejection(send()("request.complete", { requestId: "req_9" }, "mutation"));
