@@ -5,10 +5,11 @@
 // On PGlite this also saves calls into PostgreSQL's WebAssembly: query()
 // sends a statement as six protocol messages, each its own call in and out
 // (parse, describe the statement, bind, describe the portal, execute, sync),
-// where a prepared statement is one batch (bind, describe, execute, sync) in
-// one call. On a 2-core machine a one-row SELECT by key took 320 µs through
-// query() and 45 as a prepared batch.
-import { parse, protocol, type messages, type PGlite, type QueryOptions, type Results } from "@electric-sql/pglite";
+// where a prepared statement is one batch (bind, execute, sync) in one call,
+// its columns described once, when it is prepared. On a 2-core machine a
+// one-row SELECT by key took 320 µs through query() and 45 as a prepared batch.
+import { MemoryFS, parse, protocol, type messages, type PGlite, type QueryOptions, type Results } from "@electric-sql/pglite";
+import { NodeFS } from "@electric-sql/pglite/nodefs";
 
 /** Texts prepared at most; the texts beyond them are parsed at each call, as before. */
 const MAX_PREPARED = 64;
@@ -31,10 +32,14 @@ export function preparedStatementNames(): (query: { sql: string }) => string {
   };
 }
 
+type Field = { name: string; dataTypeID: number };
+
 interface Prepared {
   name: string;
   /** The parameters' types as PostgreSQL inferred them, which pick each value's serializer (as query() does). */
   parameterTypes: number[];
+  /** Its result's columns, as PostgreSQL described the statement (none for a statement without rows). */
+  fields: Field[];
 }
 
 const { serialize } = protocol;
@@ -56,8 +61,7 @@ function affectedRows(commandTag: string): number {
  * new object at each call, which took 110 µs on a 2-core machine, more than
  * the statement itself; here a column's parser is looked up where it is needed.
  */
-function resultOf<T>(pglite: PGlite, answer: messages.BackendMessage[], options?: QueryOptions): Results<T> {
-  let fields: { name: string; dataTypeID: number }[] = [];
+function resultOf<T>(pglite: PGlite, fields: Field[], answer: messages.BackendMessage[], options?: QueryOptions): Results<T> {
   const rows: unknown[] = [];
   let changed = 0;
   const parsed = (value: string | null, index: number) => {
@@ -67,9 +71,7 @@ function resultOf<T>(pglite: PGlite, answer: messages.BackendMessage[], options?
     return parser ? parser(value, type) : value;
   };
   for (const message of answer) {
-    if (message.name === "rowDescription") {
-      fields = (message as messages.RowDescriptionMessage).fields.map(({ name, dataTypeID }) => ({ name, dataTypeID }));
-    } else if (message.name === "dataRow") {
+    if (message.name === "dataRow") {
       const values = (message as messages.DataRowMessage).fields.map(parsed);
       rows.push(options?.rowMode === "array" ? values : Object.fromEntries(values.map((value, index) => [fields[index]!.name, value])));
     } else if (message.name === "commandComplete") {
@@ -89,22 +91,31 @@ function batch(messages: Uint8Array[]): Uint8Array {
   return buffer;
 }
 
+/** The columns a statement's description names. */
+function fieldsOf(described: messages.BackendMessage[]): Field[] {
+  const columns = described.find((message): message is messages.RowDescriptionMessage => message.name === "rowDescription");
+  return columns ? columns.fields.map(({ name, dataTypeID }) => ({ name, dataTypeID })) : [];
+}
+
 /**
  * `pglite`, whose query() sends each statement text it has seen before as one
  * batch of a prepared statement. Its rows and its errors' codes and fields are
  * query()'s, and it waits as query() does: for a transaction another caller
  * has open (PGlite's transaction lock, then its query lock), and it is synced
- * to the folder after it. A statement the schema changed under is prepared
- * again. Everything else (sql, exec, transaction and the statements in a
- * transaction) is PGlite's own.
+ * to the folder after it where the filesystem needs that. A statement the
+ * schema changed under is prepared again. Everything else (sql, exec,
+ * transaction and the statements in a transaction) is PGlite's own.
  */
 export function withPreparedStatements(pglite: PGlite): PGlite {
   const prepared = new Map<string, Prepared>();
+  // A folder (NodeFS) is written as PostgreSQL writes, and memory is the store
+  // itself: their sync does nothing, but PGlite still takes a lock to do it.
+  const syncToFs = !(pglite.fs instanceof NodeFS || pglite.fs instanceof MemoryFS);
 
   async function prepare(text: string): Promise<Prepared> {
     const name = nextName();
     const { messages } = await pglite.execProtocol(batch([serialize.parse({ name, text }), serialize.describe({ type: "S", name }), serialize.sync()]), { syncToFs: false });
-    const statement = { name, parameterTypes: parse.parseDescribeStatementResults(messages) };
+    const statement = { name, parameterTypes: parse.parseDescribeStatementResults(messages), fields: fieldsOf(messages) };
     prepared.set(text, statement);
     return statement;
   }
@@ -116,10 +127,8 @@ export function withPreparedStatements(pglite: PGlite): PGlite {
       const serializer = options?.serializers?.[type] ?? pglite.serializers[type];
       return serializer ? serializer(param) : String(param);
     });
-    const { messages } = await pglite.execProtocol(
-      batch([serialize.bind({ statement: statement.name, values }), serialize.describe({ type: "P" }), serialize.execute({}), serialize.sync()]),
-    );
-    return resultOf<T>(pglite, messages, options);
+    const { messages } = await pglite.execProtocol(batch([serialize.bind({ statement: statement.name, values }), serialize.execute({}), serialize.sync()]), { syncToFs });
+    return resultOf<T>(pglite, statement.fields, messages, options);
   }
 
   async function runPrepared<T>(text: string, params: unknown[], options?: QueryOptions): Promise<Results<T>> {
