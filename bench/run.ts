@@ -21,6 +21,7 @@ import { burst } from "./burst.ts";
 import { callCosts, type CallCost } from "./calls.ts";
 import { langGraphRoundTrips, langGraphSampler } from "./langgraph.ts";
 import { memoryAfterApprovals, type MemoryResult } from "./memory.ts";
+import { BLOCK, interleaved } from "./interleave.ts";
 import { transportAgainstTrpcClient } from "./transport.ts";
 import { connectOperator } from "./approver.ts";
 import { askSteadily } from "./steady-load.ts";
@@ -85,9 +86,6 @@ async function roundTripSampler(server: BenchServer, operator: Operator, depth: 
   };
 }
 
-/** Round trips a block at a time. */
-const BLOCK = 25;
-
 /**
  * Tollgate's depth-3 round trip and LangGraph's depth-3 cascade (its SQLite
  * checkpointer, in this process), `count` of each, in alternating blocks: the
@@ -98,18 +96,9 @@ const BLOCK = 25;
 async function depthThreeAgainstLangGraph(server: BenchServer, operator: Operator, count: number) {
   const tollgate = await roundTripSampler(server, operator, 3);
   const langGraph = await langGraphSampler(3, "sqlite");
-  const samples = { tollgate: [] as number[], langGraph: [] as number[] };
   try {
-    for (let block = 0; block * BLOCK < count; block++) {
-      const size = Math.min(BLOCK, count - block * BLOCK);
-      const sides = [
-        async () => { for (let i = 0; i < size; i++) samples.tollgate.push(await tollgate.sample(block * BLOCK + i)); },
-        async () => { for (let i = 0; i < size; i++) samples.langGraph.push(await langGraph.sample()); },
-      ];
-      // Which side goes first alternates too.
-      for (const side of block % 2 ? sides.reverse() : sides) await side();
-    }
-    return samples;
+    const [ours, theirs] = await interleaved(count, (i) => tollgate.sample(i), () => langGraph.sample());
+    return { tollgate: ours, langGraph: theirs };
   } finally {
     tollgate.close();
     await langGraph.close();

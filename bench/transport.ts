@@ -1,14 +1,12 @@
 // What the SDK's transport saves the agent: request.begin then request.complete
 // sent by the SDK's own transport (sdk/src/transport.ts) and by tRPC's client
-// over the same HTTP (undici's `request`), in alternating blocks on one server,
-// so that both see the machine as it is.
+// over the same HTTP (undici's `request`), interleaved on one server.
 import { createTRPCUntypedClient, httpLink } from "@trpc/client";
 import type { AnyRouter } from "@trpc/server";
 import { contractCaller, type Call } from "../sdk/src/transport.ts";
 import type { BenchServer } from "./server.ts";
+import { interleaved } from "./interleave.ts";
 import { undiciFetch } from "./undici-fetch.ts";
-
-const BLOCK = 25;
 
 export interface TransportSamples {
   /** Each pair's milliseconds through the SDK's transport. */
@@ -29,15 +27,6 @@ export async function transportAgainstTrpcClient(server: BenchServer, count: num
     await call("request.complete", { requestId });
     return performance.now() - started;
   };
-  const samples: TransportSamples = { sdk: [], trpcClient: [] };
-  for (let block = 0; block * BLOCK < count; block++) {
-    const size = Math.min(BLOCK, count - block * BLOCK);
-    const sides = [
-      async () => { for (let i = 0; i < size; i++) samples.sdk.push(await pair(viaSdk)); },
-      async () => { for (let i = 0; i < size; i++) samples.trpcClient.push(await pair(viaTrpcClient)); },
-    ];
-    // Which side goes first alternates too.
-    for (const side of block % 2 ? sides.reverse() : sides) await side();
-  }
-  return samples;
+  const [sdk, trpcClient] = await interleaved(count, () => pair(viaSdk), () => pair(viaTrpcClient));
+  return { sdk, trpcClient };
 }
