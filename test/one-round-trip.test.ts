@@ -14,6 +14,7 @@ import { createServiceDeps } from "../server/services/deps.ts";
 import { AuditTurns } from "../server/services/approvals/audit-turns.ts";
 import { DecisionBatches } from "../server/services/approvals/decision-batches.ts";
 import { analyzeChangedTables } from "../server/services/planner-statistics.ts";
+import { insertVersionIfUnchanged } from "../server/services/thread-state.ts";
 import { unchainedEndings } from "./unchained-endings.ts";
 import { AGENT_KEY, agentCaller, callerWith, operatorCaller, TEST_TARGET, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
 
@@ -1228,5 +1229,72 @@ describe("request.trace in one statement", () => {
     const stranger = agentCaller(app.deps, (await admin.agentKey.create({ name: "another service" })).key);
     await expect(stranger.request.trace({ requestId: begun.requestId, events })).rejects.toMatchObject({ code: "NOT_FOUND" });
     expect(await db.prisma.traceEvent.count({ where: { requestId: begun.requestId } })).toBe(5);
+  });
+});
+
+describe("state.save in two statements", () => {
+  const sharedPlan = { rules: [{ match: { key: "plan" }, owner: "SHARED", protocol: "each step appends" }] };
+  const orchestratorOwnsPlan = { rules: [{ match: { key: "plan" }, owner: "ORCHESTRATOR" }] };
+
+  async function configuredThread(ownership: unknown) {
+    const agent = agentCaller(app.deps);
+    const { sessionId } = await agent.session.open({ title: "thread state" });
+    await keyUseRecorded();
+    const begun = await agent.request.begin({ sessionId, agent: "planner" });
+    await agent.thread.configure({ taskId: begun.taskId, config: {}, ownership });
+    return { agent, ...begun };
+  }
+
+  const versionsOf = (taskId: string) => db.prisma.agentStateVersion.findMany({ where: { taskId }, orderBy: { version: "asc" }, select: { version: true, state: true } });
+
+  it("is the thread read without a lock, then one insert that finds the rules and the request as read: no transaction", async () => {
+    const { agent, taskId, requestId } = await configuredThread(sharedPlan);
+    const transactions = vi.spyOn(app.deps.prisma, "$transaction");
+    const saved = await db.countStatements(() => agent.state.save({ taskId, requestId, state: { plan: ["draft"] } }));
+    expect(saved.result).toMatchObject({ version: 1, unchanged: false });
+    expect(saved.statements).toBe(2);
+    expect(transactions).not.toHaveBeenCalled();
+    const next = await db.countStatements(() => agent.state.save({ taskId, requestId, state: { plan: ["draft", "send"] }, baseVersion: 1 }));
+    expect(next).toMatchObject({ result: { version: 2 }, statements: 2 });
+    expect(await versionsOf(taskId)).toEqual([
+      { version: 1, state: { plan: ["draft"] } },
+      { version: 2, state: { plan: ["draft", "send"] } },
+    ]);
+  });
+
+  it("rules changed between the read and the write: the insert writes nothing, and the save is checked again on the new rules", async () => {
+    const { agent, taskId, requestId } = await configuredThread(sharedPlan);
+    afterTheRead('AS "ownershipText"', () => agent.thread.configure({ taskId, config: {}, ownership: orchestratorOwnsPlan }));
+    await expect(agent.state.save({ taskId, requestId, state: { plan: ["draft"] } })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    expect(await versionsOf(taskId)).toEqual([]);
+  });
+
+  it("a save that took the version meanwhile: the insert collides, and the save is made again behind the thread's lock, on top of it", async () => {
+    const { agent, taskId, requestId } = await configuredThread(sharedPlan);
+    afterTheRead('AS "ownershipText"', () => agent.state.save({ taskId, requestId, state: { plan: ["first"] } }));
+    const transactions = vi.spyOn(app.deps.prisma, "$transaction");
+    await expect(agent.state.save({ taskId, requestId, state: { plan: ["second"] } })).resolves.toMatchObject({ version: 2 });
+    expect(transactions).toHaveBeenCalledTimes(1);
+    expect(await versionsOf(taskId)).toEqual([
+      { version: 1, state: { plan: ["first"] } },
+      { version: 2, state: { plan: ["second"] } },
+    ]);
+  });
+
+  it("the insert itself refuses rules other than those read and a request that ended, and a version taken is a unique violation (the SQL, called directly)", async () => {
+    const { agent, taskId, requestId } = await configuredThread(sharedPlan);
+    const [config] = await db.prisma.$queryRaw<{ ownershipText: string }[]>`SELECT ownership::text AS "ownershipText" FROM "ThreadConfig" WHERE "taskId" = ${taskId}`;
+    const ownershipText = config!.ownershipText;
+    const run = <Row>(statement: Prisma.Sql) => app.deps.sql.query<Row>(statement);
+    const write = (changes: Partial<Parameters<typeof insertVersionIfUnchanged>[1]>) =>
+      insertVersionIfUnchanged(run, { workspaceId: app.workspaceId, taskId, requestId, version: 1, stateText: '{"plan":[]}', ownersText: "{}", sizeBytes: 11, ownershipText, now: new Date(), ...changes });
+
+    expect(await write({ ownershipText: JSON.stringify(orchestratorOwnsPlan) })).toBe(false);
+    expect(await write({ ownershipText: null })).toBe(false);
+    expect(await write({})).toBe(true);
+    await expect(write({})).rejects.toMatchObject({ code: "23505" });
+    await agent.request.complete({ requestId, output: {} });
+    expect(await write({ version: 2 })).toBe(false);
+    expect(await versionsOf(taskId)).toEqual([{ version: 1, state: { plan: [] } }]);
   });
 });

@@ -1,7 +1,8 @@
 // A task's thread: its configuration and ownership rules, and its versioned
 // agent state (save with optimistic concurrency, memory writes, history, diffs).
-// Every write runs in one transaction with its audit entry; state:saved is
-// published after the commit.
+// A configuration runs in one transaction with its audit entry; a state
+// version is one checked insert (writeVersion). state:saved is published after
+// the commit.
 import { Prisma } from "../db/generated/client.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
@@ -204,19 +205,45 @@ function isPlainObject(value: unknown): value is StateObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-interface LockedThread {
-  config: unknown;
+interface ReadThread {
   ownership: unknown;
+  /** The ownership rules as the database holds them (jsonb's text, or null): what the write checks still holds. */
+  ownershipText: string | null;
   sessionId: string;
+  writer: WriterKind;
+  latest: { version: number; state: StateObject } | null;
+}
+
+/** Sends one statement and returns its rows: the direct statements outside a transaction, or a transaction's client. */
+type RunStatement = <Row>(statement: Prisma.Sql) => Promise<Row[]>;
+
+/** A version to insert, checked against the thread as read. */
+interface VersionWrite {
+  workspaceId: string;
+  taskId: string;
+  requestId: string;
+  version: number;
+  stateText: string;
+  ownersText: string;
+  sizeBytes: number;
+  ownershipText: string | null;
+  now: Date;
 }
 
 /**
- * The one write path for a new state version: lock the thread's config row (so
- * saves of one task are serialised and baseVersion checks are exact), check the
- * writing request, the base version and ownership, then insert the version.
- * Versions are append-only and carry the request that wrote them, so they are
- * their own record; the audit log keeps decisions and configuration changes,
- * and no save waits on its lock. An unchanged state stores nothing.
+ * The one write path for a new state version. The common case is two
+ * statements and no transaction: the thread is read without a lock
+ * (readThread: its ownership rules, the writing request, the caller's
+ * authority and the latest version), the write is checked here (base version,
+ * ownership, size), and one insert writes the next version, finding as it
+ * writes that the rules and the writing request are still as read
+ * (insertVersionIfUnchanged). When another save took that version first (the
+ * unique (taskId, version)), or the rules changed or the request ended
+ * meanwhile, the save is made again behind the thread's lock, where saves of
+ * one task queue instead of retrying (writeBehindLock). Versions are
+ * append-only and carry the request that wrote them, so they are their own
+ * record; the audit log keeps decisions and configuration changes. An
+ * unchanged state stores nothing.
  */
 async function writeVersion(
   deps: ServiceDeps,
@@ -224,84 +251,153 @@ async function writeVersion(
   input: { taskId: string; requestId: string; baseVersion?: number },
   build: BuildNext,
 ): Promise<SaveStateResult> {
-  const { workspaceId } = agent;
   const now = deps.now();
-  let saved: { sessionId: string; version: number } | null = null;
-  let result: SaveStateResult | undefined;
-  for (let attempt = 1; result === undefined; attempt++) {
-    try {
-      result = await transact(deps, async (tx) => {
-        saved = null;
-        const thread = await lockThread(tx, agent, input.taskId, input.requestId);
-        // After a collision, read again behind the lock we now hold: that read is current.
-        const latest = attempt === 1 ? thread.latest : await readLatest(tx, input.taskId);
-        const current = latest?.version ?? 0;
-        const rules = (thread.ownership ?? null) as OwnershipRules | null;
-        const previous = latest?.state ?? null;
-        const { next, writer } = build(previous, rules, thread.writer);
-        if (input.baseVersion !== undefined && input.baseVersion !== current) {
-          // A retry of a save that did commit (its answer was lost) finds its own
-          // state on top: nothing would be lost by it, so it is answered, not refused.
-          if (latest && topLevelChanges(previous, next).length === 0) {
-            return { taskId: input.taskId, version: current, sizeBytes: stateText(next, "state").sizeBytes, unchanged: true };
-          }
-          throw new DomainError(
-            "CONFLICT",
-            `the state of task ${input.taskId} is at version ${current}, but this save is based on version ${input.baseVersion}; load version ${current}, apply your change again and save with baseVersion ${current}`,
-            { field: "baseVersion", currentVersion: current, baseVersion: input.baseVersion },
-          );
-        }
-        const changes = checkStateWrite(rules, previous, next, { kind: writer });
-        const { text, sizeBytes } = stateText(next, writer === "memory" ? "memory" : "state");
-        if (latest && changes.length === 0) return { taskId: input.taskId, version: current, sizeBytes, unchanged: true };
-        const version = current + 1;
-        // Raw SQL with the JSON text we already have: Prisma's create walks a
-        // large Json argument value by value, which costs more than the insert.
-        await tx.$executeRaw`
-          INSERT INTO "AgentStateVersion" (id, "workspaceId", "taskId", version, "requestId", state, owners, "sizeBytes", "createdAt")
-          VALUES (${newId("stv")}, ${workspaceId}, ${input.taskId}, ${version}, ${input.requestId}, ${text}::json,
-                  ${JSON.stringify(annotateOwners(rules, next))}::jsonb, ${sizeBytes}, ${now})`;
-        saved = { sessionId: thread.sessionId, version };
-        return { taskId: input.taskId, version, sizeBytes, unchanged: false };
-      });
-    } catch (error) {
-      // Another save committed while this one waited for the lock: run it again
-      // on the new latest version (a stale baseVersion then is a CONFLICT).
-      if (!isDuplicateVersion(error)) throw error;
-      if (attempt >= 3) {
-        throw new DomainError("CONFLICT", `other saves of task ${input.taskId} kept committing first; load the state again and retry`, { field: "baseVersion" });
-      }
-    }
-  }
-  const committed = saved as { sessionId: string; version: number } | null;
-  if (committed) deps.bus.publish("state:saved", { workspaceId, sessionId: committed.sessionId, taskId: input.taskId, version: committed.version });
-  return result;
-}
-
-/** A unique violation, from Prisma's model API (P2002) or from raw SQL through a driver adapter (P2010). */
-function isDuplicateVersion(error: unknown): boolean {
-  if (isUniqueViolation(error)) return true;
-  const meta = (error as { meta?: { driverAdapterError?: { cause?: { kind?: string } } } } | null)?.meta;
-  return meta?.driverAdapterError?.cause?.kind === "UniqueConstraintViolation";
+  const direct: RunStatement = (statement) => deps.sql.query(statement);
+  const thread = await readThread(direct, deps.prisma, agent, input.taskId, input.requestId, { locked: false });
+  const planned = planVersion(agent, input, thread, thread.latest, build, now);
+  if ("unchanged" in planned) return planned.unchanged;
+  if (await insertVersionIfUnchanged(direct, planned.write).catch(falseOnDuplicateVersion)) return published(deps, thread, planned.write);
+  return writeBehindLock(deps, agent, input, build, now);
 }
 
 /**
- * Locks the thread's config row and reads, in the same statement, the request
- * that writes, the latest version and the caller's authority over both the
- * task and the request: one round trip instead of several on the hot path of
- * every save. On PostgreSQL a save that waited for the lock may read the
- * latest version as it was before the wait; its insert then collides on
- * (taskId, version) and writeVersion runs it again.
+ * A save made behind the lock of the thread's config row, in a transaction:
+ * saves of one task take their turns, and a baseVersion check is exact. On
+ * PostgreSQL a save that waited for the lock may read the latest version as it
+ * was before the wait; its insert then collides on (taskId, version), and it
+ * runs again reading the latest version behind the lock it now holds.
  */
-async function lockThread(
-  tx: Tx,
+async function writeBehindLock(
+  deps: ServiceDeps,
+  agent: AgentPrincipal,
+  input: { taskId: string; requestId: string; baseVersion?: number },
+  build: BuildNext,
+  now: Date,
+): Promise<SaveStateResult> {
+  for (let attempt = 1; ; attempt++) {
+    let saved: { thread: ReadThread; write: VersionWrite } | null = null;
+    const result = await transact(deps, async (tx) => {
+      // A transaction run again (after a deadlock, say) starts with nothing saved.
+      saved = null;
+      const inTransaction: RunStatement = (statement) => tx.$queryRaw(statement);
+      const thread = await readThread(inTransaction, tx, agent, input.taskId, input.requestId, { locked: true });
+      const latest = attempt === 1 ? thread.latest : await readLatest(tx, input.taskId);
+      const planned = planVersion(agent, input, thread, latest, build, now);
+      if ("unchanged" in planned) return planned.unchanged;
+      // False when the version was taken (the wait above) or the request ended meanwhile: read again.
+      if (!(await insertVersionIfUnchanged(inTransaction, planned.write).catch(falseOnDuplicateVersion))) return null;
+      saved = { thread, write: planned.write };
+      return null;
+    });
+    if (result) return result;
+    const committed = saved as { thread: ReadThread; write: VersionWrite } | null;
+    if (committed) return published(deps, committed.thread, committed.write);
+    if (attempt >= 3) {
+      throw new DomainError("CONFLICT", `other saves of task ${input.taskId} kept committing first; load the state again and retry`, { field: "baseVersion" });
+    }
+  }
+}
+
+/**
+ * The write a save makes on the thread as read: refused (a stale baseVersion,
+ * a key its writer does not own, over the size limit), answered as it stands
+ * (nothing changed), or the next version to insert.
+ */
+function planVersion(
+  agent: AgentPrincipal,
+  input: { taskId: string; requestId: string; baseVersion?: number },
+  thread: ReadThread,
+  latest: ReadThread["latest"],
+  build: BuildNext,
+  now: Date,
+): { unchanged: SaveStateResult } | { write: VersionWrite } {
+  const current = latest?.version ?? 0;
+  const rules = (thread.ownership ?? null) as OwnershipRules | null;
+  const previous = latest?.state ?? null;
+  const { next, writer } = build(previous, rules, thread.writer);
+  if (input.baseVersion !== undefined && input.baseVersion !== current) {
+    // A retry of a save that did commit (its answer was lost) finds its own
+    // state on top: nothing would be lost by it, so it is answered, not refused.
+    if (latest && topLevelChanges(previous, next).length === 0) {
+      return { unchanged: { taskId: input.taskId, version: current, sizeBytes: stateText(next, "state").sizeBytes, unchanged: true } };
+    }
+    throw new DomainError(
+      "CONFLICT",
+      `the state of task ${input.taskId} is at version ${current}, but this save is based on version ${input.baseVersion}; load version ${current}, apply your change again and save with baseVersion ${current}`,
+      { field: "baseVersion", currentVersion: current, baseVersion: input.baseVersion },
+    );
+  }
+  const changes = checkStateWrite(rules, previous, next, { kind: writer });
+  const { text, sizeBytes } = stateText(next, writer === "memory" ? "memory" : "state");
+  if (latest && changes.length === 0) return { unchanged: { taskId: input.taskId, version: current, sizeBytes, unchanged: true } };
+  return {
+    write: {
+      workspaceId: agent.workspaceId,
+      taskId: input.taskId,
+      requestId: input.requestId,
+      version: current + 1,
+      stateText: text,
+      ownersText: JSON.stringify(annotateOwners(rules, next)),
+      sizeBytes,
+      ownershipText: thread.ownershipText,
+      now,
+    },
+  };
+}
+
+/** Announces a committed version (state:saved) and answers with it. */
+function published(deps: ServiceDeps, thread: ReadThread, write: VersionWrite): SaveStateResult {
+  deps.bus.publish("state:saved", { workspaceId: write.workspaceId, sessionId: thread.sessionId, taskId: write.taskId, version: write.version });
+  return { taskId: write.taskId, version: write.version, sizeBytes: write.sizeBytes, unchanged: false };
+}
+
+/** Another save took the version first: the insert's unique (taskId, version) refused it. */
+function falseOnDuplicateVersion(error: unknown): false {
+  if (isUniqueViolation(error)) return false;
+  throw error;
+}
+
+/**
+ * Inserts a task's next state version, one statement, only while the thread's
+ * ownership rules are the ones the write was checked against and the writing
+ * request still runs; true when it wrote. A version another save took first
+ * is refused by the unique (taskId, version).
+ */
+export async function insertVersionIfUnchanged(run: RunStatement, write: VersionWrite): Promise<boolean> {
+  // The state's JSON text is inserted as it is: Prisma's create walks a large
+  // Json value by value, which costs more than the insert.
+  const rows = await run<{ version: number }>(Prisma.sql`
+    INSERT INTO "AgentStateVersion" (id, "workspaceId", "taskId", version, "requestId", state, owners, "sizeBytes", "createdAt")
+    SELECT ${newId("stv")}, ${write.workspaceId}, ${write.taskId}, ${write.version}, ${write.requestId}, ${write.stateText}::json,
+      ${write.ownersText}::jsonb, ${write.sizeBytes}, ${write.now}
+    FROM "ThreadConfig" c
+    -- The ownership rules the write was checked against are still the thread's (jsonb's text; NULL for none).
+    WHERE c."taskId" = ${write.taskId} AND c."workspaceId" = ${write.workspaceId}
+      AND c.ownership::text IS NOT DISTINCT FROM ${write.ownershipText}::text
+      -- The writing request has not ended since it was read.
+      AND EXISTS (SELECT 1 FROM "Request" r WHERE r.id = ${write.requestId} AND r.status IN ('RUNNING', 'PAUSED'))
+    RETURNING version`);
+  return rows.length === 1;
+}
+
+/**
+ * Reads, in one statement, the thread's config row, the request that writes,
+ * the latest version and the caller's authority over both the task and the
+ * request; with `locked`, behind the config row's lock. Unlocked, what may
+ * change before the write (the rules, the request's status, the latest
+ * version) the insert checks as it writes.
+ */
+async function readThread(
+  run: RunStatement,
+  db: Tx,
   agent: AgentPrincipal,
   taskId: string,
   requestId: string,
-): Promise<LockedThread & { writer: WriterKind; latest: { version: number; state: StateObject } | null }> {
+  { locked }: { locked: boolean },
+): Promise<ReadThread> {
   const { workspaceId } = agent;
-  const rows = await tx.$queryRaw<(LockedThread & WriterColumns & { latestVersion: number | null; latestState: string | null })[]>`
-    SELECT c.config, c.ownership, t."sessionId", ${writerColumns(agent)},
+  const rows = await run<{ ownership: unknown; ownershipText: string | null; sessionId: string; latestVersion: number | null; latestState: string | null } & WriterColumns>(Prisma.sql`
+    SELECT c.ownership, c.ownership::text AS "ownershipText", t."sessionId", ${writerColumns(agent)},
       latest.version AS "latestVersion", latest.state AS "latestState"
     FROM "ThreadConfig" c
     JOIN "Task" t ON t.id = c."taskId"
@@ -310,10 +406,10 @@ async function lockThread(
       SELECT v.version, v.state::text AS state FROM "AgentStateVersion" v WHERE v."taskId" = c."taskId" ORDER BY v.version DESC LIMIT 1
     ) latest ON true
     WHERE c."taskId" = ${taskId} AND c."workspaceId" = ${workspaceId}
-    FOR UPDATE OF c`;
+    ${locked ? Prisma.sql`FOR UPDATE OF c` : Prisma.empty}`);
   const row = rows[0];
   if (!row) {
-    const task = await findTask(tx, agent, taskId);
+    const task = await findTask(db, agent, taskId);
     if (!task) throw notFound("task", taskId);
     throw new DomainError(
       "PRECONDITION_FAILED",
@@ -321,9 +417,9 @@ async function lockThread(
       { field: "taskId" },
     );
   }
-  const writer = await checkWritingRequest(tx, taskId, requestId, authorizedWriter(agent, taskId, row));
+  const writer = await checkWritingRequest(db, taskId, requestId, authorizedWriter(agent, taskId, row));
   const latest = row.latestVersion === null ? null : { version: row.latestVersion, state: JSON.parse(row.latestState!) as StateObject };
-  return { config: parseJsonColumn(row.config), ownership: parseJsonColumn(row.ownership), sessionId: row.sessionId, writer, latest };
+  return { ownership: parseJsonColumn(row.ownership), ownershipText: row.ownershipText, sessionId: row.sessionId, writer, latest };
 }
 
 /**
