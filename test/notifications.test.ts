@@ -255,14 +255,20 @@ describe("channels", () => {
     const slack = (await admin.notification.channels.query()).channels.find((channel) => channel.name === "ops-slack")!;
     await admin.notification.updateChannel.mutate({ channelId: slack.channelId, enabled: false });
     const before = receiver.posts.length;
+    const askingFrom = Date.now();
     const approvalIds = await Promise.all(Array.from({ length: 30 }, (_, index) => askFor("send_email", { to: `burst${index}@example.com` })));
+    const askedForMs = Date.now() - askingFrom;
     const announced = await eventually(() => {
       const ids = receiver.posts.slice(before).flatMap((post) => (JSON.parse(post.body) as { approvals: { approvalId: string }[] }).approvals.map((approval) => approval.approvalId));
       return ids.length >= 30 ? ids : undefined;
     }, "every approval announced", 20_000);
     expect(announced.sort()).toEqual([...approvalIds].sort());
     const messages = receiver.posts.slice(before);
-    expect(messages.length).toBeLessThanOrEqual(6);
+    // At most 3 messages a window (a digest counts once), over the windows the
+    // asks took to arrive and the one after them, whose digest takes the rest:
+    // 6 when the burst lands within one window, more on a machine that spreads it.
+    const windows = Math.ceil(askedForMs / 2000) + 1;
+    expect(messages.length).toBeLessThanOrEqual(3 * windows);
     expect(messages.some((post) => JSON.parse(post.body).type === "approval.digest")).toBe(true);
   });
 
