@@ -16,7 +16,8 @@
 // on each in turn, three rounds; SIDE_BY_SIDE_ONLY=begin-and-complete only
 // begins and completes requests, and SIDE_BY_SIDE_ONLY=depth-3 only makes
 // round trips from the leaf of a three-deep call chain, in three windows of
-// the count each; SIDE_BY_SIDE_ONLY=console-reads makes the console's reads,
+// the count each, and SIDE_BY_SIDE_ONLY=state-save saves new versions of a
+// small thread state, likewise; SIDE_BY_SIDE_ONLY=console-reads makes the console's reads,
 // which go through Prisma's client. The PostgreSQL databases are emptied first. BENCH_SERVER_NODE_ARGS
 // passes Node options to both servers, as in npm run bench (a CPU profile of
 // each, say): they start as its servers do (bench/server.ts).
@@ -45,7 +46,9 @@ async function startBuild(dir: string, databaseUrl: string) {
   // The leaf of a call chain three requests deep, as in npm run bench's depth-3 round trip.
   let deepest = await sdk.begin({ sessionId, agent: "deep-1" });
   for (let level = 2; level <= 3; level++) deepest = await sdk.begin({ sessionId, agent: `deep-${level}`, parentRequestId: deepest.requestId });
-  const samples = { roundTrip: [] as number[], askUntilHeard: [] as number[], decide: [] as number[], ruleDecides: [] as number[], beginAndComplete: [] as number[], firstAsk: [] as number[], depthThree: [] as number[], consoleReads: {} as Record<string, number[]> };
+  const saving = await sdk.begin({ sessionId, agent: "saver" });
+  await sdk.call("thread.configure", { taskId: saving.taskId, config: {} });
+  const samples = { stateSave: [] as number[], roundTrip: [] as number[], askUntilHeard: [] as number[], decide: [] as number[], ruleDecides: [] as number[], beginAndComplete: [] as number[], firstAsk: [] as number[], depthThree: [] as number[], consoleReads: {} as Record<string, number[]> };
 
   /** The agent asks, the operator's socket hears it, the operator decides, the agent's held connection receives it. */
   async function askAndDecide(requestId: string, i: number) {
@@ -97,6 +100,13 @@ async function startBuild(dir: string, databaseUrl: string) {
       const { requestId } = await sdk.call("request.begin", { sessionId, agent: "worker" });
       await sdk.call("request.complete", { requestId, output: { ok: true } });
       if (record) samples.beginAndComplete.push(now() - started);
+    },
+    /** A new version of a small thread state (about 1 KB), saved by the request that runs the task. */
+    async stateSave(i: number, record: boolean) {
+      const state = { step: i, notes: Array.from({ length: 20 }, (_, note) => `note ${note} of step ${i}`) };
+      const started = now();
+      await sdk.call("state.save", { taskId: saving.taskId, requestId: saving.requestId, state });
+      if (record) samples.stateSave.push(now() - started);
     },
     /** 100 agents ask and wait for `seconds`, the operator approving each as its socket hears it: round trips a second. */
     async sustained(agents: number, seconds: number) {
@@ -168,6 +178,11 @@ try {
     for (let window = 1; window <= 3; window++) {
       await alternate(builds, (build, i, record) => build.beginAndComplete(i, record), COUNT);
       console.log(`window ${window}: begin + complete p50 ${builds.map(({ dir, samples }) => `${dir} ${percentile(samples.beginAndComplete.splice(0), 50).toFixed(2)} ms`).join(", ")}`);
+    }
+  } else if (process.env.SIDE_BY_SIDE_ONLY === "state-save") {
+    for (let window = 1; window <= 3; window++) {
+      await alternate(builds, (build, i, record) => build.stateSave(i + window * (COUNT + WARM_UP), record), COUNT);
+      console.log(`window ${window}: state.save p50 ${builds.map(({ dir, samples }) => `${dir} ${percentile(samples.stateSave.splice(0), 50).toFixed(2)} ms`).join(", ")}`);
     }
   } else if (process.env.SIDE_BY_SIDE_ONLY === "console-reads") {
     await alternate(builds, (build, i, record) => build.consoleReads(i, record), COUNT);
