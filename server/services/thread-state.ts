@@ -284,10 +284,15 @@ async function writeBehindLock(
       const latest = attempt === 1 ? thread.latest : await readLatest(tx, input.taskId);
       const planned = planVersion(agent, input, thread, latest, build, now);
       if ("unchanged" in planned) return planned.unchanged;
-      // False when the version was taken (the wait above) or the request ended meanwhile: read again.
-      if (!(await insertVersionIfUnchanged(inTransaction, planned.write).catch(falseOnDuplicateVersion))) return null;
+      // Nothing written when the writing request ended meanwhile: the next read says so.
+      if (!(await insertVersionIfUnchanged(inTransaction, planned.write))) return null;
       saved = { thread, write: planned.write };
       return null;
+    }).catch((error: unknown) => {
+      // Another save committed while this one waited for the lock (the version is
+      // taken, and the transaction ended with the error): run it again on the new latest version.
+      if (isUniqueViolation(error)) return null;
+      throw error;
     });
     if (result) return result;
     const committed = saved as { thread: ReadThread; write: VersionWrite } | null;
