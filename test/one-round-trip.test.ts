@@ -1281,6 +1281,17 @@ describe("state.save in two statements", () => {
     ]);
   });
 
+  it("memory writes from many workers at once on one task all land, each its own version, none refused", async () => {
+    const { agent, taskId, requestId } = await configuredThread({ rules: [{ match: { prefix: "mem." }, owner: "MEMORY" }] });
+    const workers = Array.from({ length: 8 }, async (_, worker) => {
+      for (let write = 0; write < 15; write++) await agent.state.remember({ taskId, requestId, memory: { [`mem.${worker}`]: write } });
+    });
+    await Promise.all(workers);
+    const latest = await agent.state.load({ taskId });
+    expect(latest.version).toBe(8 * 15);
+    expect(latest.state).toEqual(Object.fromEntries(Array.from({ length: 8 }, (_, worker) => [`mem.${worker}`, 14])));
+  });
+
   it("the insert itself refuses rules other than those read and a request that ended, and a version taken is a unique violation (the SQL, called directly)", async () => {
     const { agent, taskId, requestId } = await configuredThread(sharedPlan);
     const [config] = await db.prisma.$queryRaw<{ ownershipText: string }[]>`SELECT ownership::text AS "ownershipText" FROM "ThreadConfig" WHERE "taskId" = ${taskId}`;

@@ -365,8 +365,10 @@ function falseOnDuplicateVersion(error: unknown): false {
 /**
  * Inserts a task's next state version, one statement, only while the thread's
  * ownership rules are the ones the write was checked against and the writing
- * request still runs; true when it wrote. A version another save took first
- * is refused by the unique (taskId, version).
+ * request still runs; true when it wrote. It shares the config row's lock, so
+ * it waits for a save behind that lock and for a configure, and never takes
+ * the version of a save that waits there. A version another save took first is
+ * refused by the unique (taskId, version).
  */
 export async function insertVersionIfUnchanged(run: RunStatement, write: VersionWrite): Promise<boolean> {
   // The state's JSON text is inserted as it is: Prisma's create walks a large
@@ -381,6 +383,9 @@ export async function insertVersionIfUnchanged(run: RunStatement, write: Version
       AND c.ownership::text IS NOT DISTINCT FROM ${write.ownershipText}::text
       -- The writing request has not ended since it was read.
       AND EXISTS (SELECT 1 FROM "Request" r WHERE r.id = ${write.requestId} AND r.status IN ('RUNNING', 'PAUSED'))
+    -- Behind a save that holds the thread's lock, or a configure that is changing
+    -- the rules: this waits, and then checks the rules as that left them.
+    FOR SHARE OF c
     RETURNING version`);
   return rows.length === 1;
 }
