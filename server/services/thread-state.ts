@@ -22,7 +22,7 @@ import {
   type WriterKind,
 } from "../domain/thread/ownership.ts";
 import { type Actor } from "./audit.ts";
-import { findTask, keyAtOrAbove, parseJsonColumn } from "./authority.ts";
+import { findTask, keyAtOrAbove } from "./authority.ts";
 import type { ServiceDeps, Tx } from "./deps.ts";
 import { isUniqueViolation, transact } from "./transaction.ts";
 
@@ -288,12 +288,10 @@ async function writeBehindLock(
       if (!(await insertVersionIfUnchanged(inTransaction, planned.write))) return null;
       saved = { thread, write: planned.write };
       return null;
-    }).catch((error: unknown) => {
+    })
       // Another save committed while this one waited for the lock (the version is
       // taken, and the transaction ended with the error): run it again on the new latest version.
-      if (isUniqueViolation(error)) return null;
-      throw error;
-    });
+      .catch(falseOnDuplicateVersion);
     if (result) return result;
     const committed = saved as { thread: ReadThread; write: VersionWrite } | null;
     if (committed) return published(deps, committed.thread, committed.write);
@@ -406,8 +404,8 @@ async function readThread(
   { locked }: { locked: boolean },
 ): Promise<ReadThread> {
   const { workspaceId } = agent;
-  const rows = await run<{ ownership: unknown; ownershipText: string | null; sessionId: string; latestVersion: number | null; latestState: string | null } & WriterColumns>(Prisma.sql`
-    SELECT c.ownership, c.ownership::text AS "ownershipText", t."sessionId", ${writerColumns(agent)},
+  const rows = await run<{ ownershipText: string | null; sessionId: string; latestVersion: number | null; latestState: string | null } & WriterColumns>(Prisma.sql`
+    SELECT c.ownership::text AS "ownershipText", t."sessionId", ${writerColumns(agent)},
       latest.version AS "latestVersion", latest.state AS "latestState"
     FROM "ThreadConfig" c
     JOIN "Task" t ON t.id = c."taskId"
@@ -429,7 +427,8 @@ async function readThread(
   }
   const writer = await checkWritingRequest(db, taskId, requestId, authorizedWriter(agent, taskId, row));
   const latest = row.latestVersion === null ? null : { version: row.latestVersion, state: JSON.parse(row.latestState!) as StateObject };
-  return { ownership: parseJsonColumn(row.ownership), ownershipText: row.ownershipText, sessionId: row.sessionId, writer, latest };
+  const ownership: unknown = row.ownershipText === null ? null : JSON.parse(row.ownershipText);
+  return { ownership, ownershipText: row.ownershipText, sessionId: row.sessionId, writer, latest };
 }
 
 /**
