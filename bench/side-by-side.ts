@@ -162,6 +162,14 @@ async function alternate(builds: [Build, Build], call: (build: Build, i: number,
   for (let i = 0; i < count; i++) for (const build of i % 2 ? builds : [...builds].reverse()) await call(build, i, true);
 }
 
+/** `call` alternated in three windows of the count each; after each, every build's p50 of the samples `of` names, which it empties. */
+async function inThreeWindows(label: string, call: (build: Build, i: number, record: boolean) => Promise<void>, of: (samples: Build["samples"]) => number[]) {
+  for (let window = 1; window <= 3; window++) {
+    await alternate(builds, call, COUNT);
+    console.log(`window ${window}: ${label} p50 ${builds.map(({ dir, samples }) => `${dir} ${percentile(of(samples).splice(0), 50).toFixed(2)} ms`).join(", ")}`);
+  }
+}
+
 const [dirA, dirB] = process.argv.slice(2);
 if (!dirA || !dirB) throw new Error("usage: npx tsx bench/side-by-side.ts <build directory A> <build directory B>");
 const [databaseA = "", databaseB = ""] = (process.env.SIDE_BY_SIDE_DATABASES ?? "").split(",");
@@ -175,25 +183,16 @@ try {
       console.log(`sustained round ${round}: ${builds.map((build, index) => `${build.dir} ${rates[index]!.toFixed(0)}/s`).join(", ")}`);
     }
   } else if (process.env.SIDE_BY_SIDE_ONLY === "begin-and-complete") {
-    for (let window = 1; window <= 3; window++) {
-      await alternate(builds, (build, i, record) => build.beginAndComplete(i, record), COUNT);
-      console.log(`window ${window}: begin + complete p50 ${builds.map(({ dir, samples }) => `${dir} ${percentile(samples.beginAndComplete.splice(0), 50).toFixed(2)} ms`).join(", ")}`);
-    }
+    await inThreeWindows("begin + complete", (build, i, record) => build.beginAndComplete(i, record), (samples) => samples.beginAndComplete);
   } else if (process.env.SIDE_BY_SIDE_ONLY === "state-save") {
-    for (let window = 1; window <= 3; window++) {
-      await alternate(builds, (build, i, record) => build.stateSave(i + window * (COUNT + WARM_UP), record), COUNT);
-      console.log(`window ${window}: state.save p50 ${builds.map(({ dir, samples }) => `${dir} ${percentile(samples.stateSave.splice(0), 50).toFixed(2)} ms`).join(", ")}`);
-    }
+    await inThreeWindows("state.save", (build, i, record) => build.stateSave(i, record), (samples) => samples.stateSave);
   } else if (process.env.SIDE_BY_SIDE_ONLY === "console-reads") {
     await alternate(builds, (build, i, record) => build.consoleReads(i, record), COUNT);
     for (const { dir, samples } of builds) {
       console.log(`${dir}: ${Object.entries(samples.consoleReads).map(([name, values]) => `${name} p50 ${percentile(values, 50).toFixed(2)} ms`).join(", ")}`);
     }
   } else if (process.env.SIDE_BY_SIDE_ONLY === "depth-3") {
-    for (let window = 1; window <= 3; window++) {
-      await alternate(builds, (build, i, record) => build.depthThreeRoundTrip(i, record), COUNT);
-      console.log(`window ${window}: depth-3 round trip p50 ${builds.map(({ dir, samples }) => `${dir} ${percentile(samples.depthThree.splice(0), 50).toFixed(2)} ms`).join(", ")}`);
-    }
+    await inThreeWindows("depth-3 round trip", (build, i, record) => build.depthThreeRoundTrip(i, record), (samples) => samples.depthThree);
   } else {
     await alternate(builds, (build, i, record) => build.roundTrip(i, record), COUNT);
     await alternate(builds, (build, i, record) => build.ruleDecides(i, record), COUNT);
