@@ -1269,6 +1269,16 @@ describe("state.save in two statements", () => {
     expect(await versionsOf(taskId)).toEqual([]);
   });
 
+  it("the writing request ended between the read and the write: the insert writes nothing, and the save is refused for the ended request", async () => {
+    const { agent, taskId, requestId } = await configuredThread(sharedPlan);
+    afterTheRead('AS "ownershipText"', () => agent.request.complete({ requestId, output: {} }));
+    await expect(agent.state.save({ taskId, requestId, state: { plan: ["draft"] } })).rejects.toMatchObject({
+      code: "PRECONDITION_FAILED",
+      message: expect.stringContaining(`request ${requestId} already ended as COMPLETED`),
+    });
+    expect(await versionsOf(taskId)).toEqual([]);
+  });
+
   it("a save that took the version meanwhile: the insert collides, and the save is made again behind the thread's lock, on top of it", async () => {
     const { agent, taskId, requestId } = await configuredThread(sharedPlan);
     afterTheRead('AS "ownershipText"', () => agent.state.save({ taskId, requestId, state: { plan: ["first"] } }));
