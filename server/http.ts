@@ -193,6 +193,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     secret,
     issuer: () => env.TOLLGATE_PUBLIC_URL ?? baseUrl,
     ttlSeconds: env.TOLLGATE_RECEIPT_TTL_SECONDS,
+    // The embedded database runs on this process's event loop.
+    signOffTheEventLoop: database.target === "embedded",
   });
   await receipts.start();
   // Failed logins are counted in Redis when there is one, so every node sees them.

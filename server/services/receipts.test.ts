@@ -77,6 +77,17 @@ describe("decision receipts: signing and verifying", () => {
     });
   });
 
+  it("receipt: signed in the thread pool (a server on the embedded database), it is the same receipt, byte for byte (Ed25519 is deterministic)", async () => {
+    const onTheLoop = signer();
+    const inThePool = signer({ signOffTheEventLoop: true });
+    const decided = subject();
+    const token = await inThePool.sign(decided);
+    expect(token).toBe(await onTheLoop.sign(decided));
+    await expect(
+      verifyReceipt(token, { tool: "send_email", args: decided.approvedArgs, jwks: await inThePool.jwks(), issuer: ISSUER, approvalId: "apr_1", workspaceId: "ws_1" }),
+    ).resolves.toMatchObject({ sub: "apr_1" });
+  });
+
   it("receipt: the same arguments with keys in another order still verify (RFC 8785)", async () => {
     const receipts = signer();
     const token = await receipts.sign(subject());

@@ -41,6 +41,17 @@ export interface ReceiptSignerOptions {
   now?: () => Date;
   /** How old the cached signing key may get before the table is asked which key is current. */
   refreshIntervalMs?: number;
+  /**
+   * Sign in libuv's thread pool rather than on the event loop: for a server
+   * whose event loop also runs its database (the embedded one), where a
+   * signature (0.1 ms or more) holds every other call's statements back. Side
+   * by side under 100 agents on the embedded database, the pool made 6 to 39 %
+   * more round trips a second in 15 rounds of 18 (1 to 7 % fewer in the other
+   * 3). On PostgreSQL it made 2 to 19 % fewer in all 6, and on either a lone
+   * decision took 0.1 to 0.2 ms longer (the hop to the pool and back), so the
+   * event loop signs there.
+   */
+  signOffTheEventLoop?: boolean;
 }
 
 /** The signing key cannot be used; the message says what to set or do. */
@@ -77,6 +88,7 @@ export class ReceiptSigner {
   readonly #issuer: () => string;
   readonly #now: () => Date;
   readonly #refreshIntervalMs: number;
+  readonly #signOffTheEventLoop: boolean;
   #current: CurrentKey | undefined;
   /** performance.now() of the last look at the table: the injected clock may jump, this must not. */
   #checkedAt = Number.NEGATIVE_INFINITY;
@@ -95,6 +107,7 @@ export class ReceiptSigner {
     this.ttlSeconds = options.ttlSeconds ?? DEFAULT_TTL_SECONDS;
     this.#now = options.now ?? (() => new Date());
     this.#refreshIntervalMs = options.refreshIntervalMs ?? DEFAULT_REFRESH_INTERVAL_MS;
+    this.#signOffTheEventLoop = options.signOffTheEventLoop ?? false;
   }
 
   /**
@@ -144,7 +157,7 @@ export class ReceiptSigner {
       iat: issuedAt,
       exp: issuedAt + this.ttlSeconds,
     };
-    return signCompact({ alg: RECEIPT_ALGORITHM, kid: key.kid, typ: RECEIPT_TYPE }, claims, key.privateKey);
+    return signCompact({ alg: RECEIPT_ALGORITHM, kid: key.kid, typ: RECEIPT_TYPE }, claims, key.privateKey, { offTheEventLoop: this.#signOffTheEventLoop });
   }
 
   /**
@@ -314,12 +327,18 @@ function privateKeyOf(jwk: JWK): KeyObject {
  * JSON, signed with Node's Ed25519, which signs at once. jose signs through
  * WebCrypto, where every signature waits for a turn of libuv's thread pool: a
  * decision waited about 0.3 ms longer for it under load. The tests verify what
- * this signs with jose (the SDK's verifyReceipt).
+ * this signs with jose (the SDK's verifyReceipt). With `offTheEventLoop` the
+ * signature is made in the thread pool (crypto.sign with a callback), for a
+ * server whose event loop also runs its database.
  */
-function signCompact(header: object, claims: object, key: KeyObject): string {
+async function signCompact(header: object, claims: object, key: KeyObject, { offTheEventLoop }: { offTheEventLoop: boolean }): Promise<string> {
   const encode = (part: object) => Buffer.from(JSON.stringify(part)).toString("base64url");
   const signingInput = `${encode(header)}.${encode(claims)}`;
-  return `${signingInput}.${signEd25519(null, Buffer.from(signingInput), key).toString("base64url")}`;
+  const data = Buffer.from(signingInput);
+  const signature = offTheEventLoop
+    ? await new Promise<Buffer>((resolve, reject) => signEd25519(null, data, key, (error, signed) => (error ? reject(error) : resolve(signed))))
+    : signEd25519(null, data, key);
+  return `${signingInput}.${signature.toString("base64url")}`;
 }
 
 /** The receipt subject of an approval that was just approved (as is or edited). */
