@@ -42,14 +42,11 @@ export interface ReceiptSignerOptions {
   /** How old the cached signing key may get before the table is asked which key is current. */
   refreshIntervalMs?: number;
   /**
-   * Sign in libuv's thread pool rather than on the event loop: for a server
-   * whose event loop also runs its database (the embedded one), where a
-   * signature (0.1 ms or more) holds every other call's statements back. Side
-   * by side under 100 agents on the embedded database, the pool made 6 to 39 %
-   * more round trips a second in 15 rounds of 18 (1 to 7 % fewer in the other
-   * 3). On PostgreSQL it made 2 to 19 % fewer in all 6, and on either a lone
-   * decision took 0.1 to 0.2 ms longer (the hop to the pool and back), so the
-   * event loop signs there.
+   * Sign in libuv's thread pool, not on the event loop: for a server whose
+   * event loop also runs its database (the embedded one), where a signature
+   * (0.1 ms or more) holds every other call's statements back. Elsewhere the
+   * hop to the pool and back costs more than it frees (bench/NOTES.md,
+   * "receipt is signed in the thread pool").
    */
   signOffTheEventLoop?: boolean;
 }
