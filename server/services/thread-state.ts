@@ -206,7 +206,6 @@ function isPlainObject(value: unknown): value is StateObject {
 }
 
 interface ReadThread {
-  ownership: unknown;
   /** The ownership rules as the database holds them (jsonb's text, or null): what the write checks still holds. */
   ownershipText: string | null;
   sessionId: string;
@@ -315,7 +314,7 @@ function planVersion(
   now: Date,
 ): { unchanged: SaveStateResult } | { write: VersionWrite } {
   const current = latest?.version ?? 0;
-  const rules = (thread.ownership ?? null) as OwnershipRules | null;
+  const rules = thread.ownershipText === null ? null : (JSON.parse(thread.ownershipText) as OwnershipRules);
   const previous = latest?.state ?? null;
   const { next, writer } = build(previous, rules, thread.writer);
   if (input.baseVersion !== undefined && input.baseVersion !== current) {
@@ -427,8 +426,7 @@ async function readThread(
   }
   const writer = await checkWritingRequest(db, taskId, requestId, authorizedWriter(agent, taskId, row));
   const latest = row.latestVersion === null ? null : { version: row.latestVersion, state: JSON.parse(row.latestState!) as StateObject };
-  const ownership: unknown = row.ownershipText === null ? null : JSON.parse(row.ownershipText);
-  return { ownership, ownershipText: row.ownershipText, sessionId: row.sessionId, writer, latest };
+  return { ownershipText: row.ownershipText, sessionId: row.sessionId, writer, latest };
 }
 
 /**
