@@ -1,6 +1,6 @@
 // The tRPC base: context, error mapping and the procedure kinds (public,
 // operator, decider, admin, agent). Transport only: no Prisma here.
-import { initTRPC, TRPCError } from "@trpc/server";
+import { getTRPCErrorFromUnknown, initTRPC, TRPCError } from "@trpc/server";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
 import { ZodError } from "zod";
 import { DomainError, type DomainErrorCode } from "../domain/errors.ts";
@@ -83,20 +83,16 @@ function describeDatabaseInputError(error: unknown): string | null {
   return "a value in the input is out of the range or length that can be stored";
 }
 
-/** Turns DomainErrors thrown by services into tRPC errors with the mapped code. */
-const mapDomainErrors = t.middleware(async ({ next }) => {
-  const result = await next();
-  if (result.ok) return result;
-  const cause = result.error.cause;
-  if (cause instanceof DomainError) {
-    throw new TRPCError({ code: domainToTrpcCode[cause.code], message: cause.message, cause });
-  }
-  if (result.error.code === "INTERNAL_SERVER_ERROR") {
+/** A failed call's error with the code its DomainError maps to, or a database refusal of its input as BAD_REQUEST; null to keep it as it is. */
+function mappedError(error: TRPCError): TRPCError | null {
+  const cause = error.cause;
+  if (cause instanceof DomainError) return new TRPCError({ code: domainToTrpcCode[cause.code], message: cause.message, cause });
+  if (error.code === "INTERNAL_SERVER_ERROR") {
     const inputProblem = describeDatabaseInputError(cause);
-    if (inputProblem) throw new TRPCError({ code: "BAD_REQUEST", message: `invalid input: ${inputProblem}`, cause });
+    if (inputProblem) return new TRPCError({ code: "BAD_REQUEST", message: `invalid input: ${inputProblem}`, cause });
   }
-  return result;
-});
+  return null;
+}
 
 // A high surrogate not followed by a low one, or a low one not preceded by a high one.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -141,30 +137,59 @@ const SUSPECT_ESCAPE = /\\u(?:0000|d[89a-f][0-9a-f]{2})/i;
 
 /**
  * Refuses NUL (PostgreSQL cannot store it in text or JSON) and lone UTF-16
- * surrogates (not Unicode) anywhere in any procedure's input, naming where.
+ * surrogates (not Unicode) anywhere in a call's input, naming where.
  */
-const refuseInvalidText = t.middleware(async ({ getRawInput, next }) => {
+async function refuseInvalidText(getRawInput: () => Promise<unknown>): Promise<void> {
   const raw = await getRawInput().catch(() => undefined);
   if (raw !== undefined && SUSPECT_ESCAPE.test(JSON.stringify(raw))) {
     const found = findInvalidText(raw, []);
     if (found) throw new TRPCError({ code: "BAD_REQUEST", message: `invalid input: ${found}` });
   }
-  return next();
-});
+}
 
-/** Each call is a span when tracing is on, continuing the agent's trace (see observability/tracing.ts). */
-const traceCalls = t.middleware(({ ctx, path, type, next }) => {
-  if (!tracingEnabled()) return next();
-  return inCallSpan(path, ctx.traceparent, { "rpc.system": "trpc", "rpc.method": path, "tollgate.call_type": type }, async (span) => {
-    const result = await next();
-    if (!result.ok) failed(span, result.error.message, result.error.code);
-    return result;
+/**
+ * What every call goes through before its input is parsed, in this order: its
+ * span when tracing is on (continuing the agent's trace, see
+ * observability/tracing.ts), the refusal of text that cannot be stored, the
+ * caller's admission (`admit` returns what it adds to the context, or throws),
+ * and the mapping of domain errors to tRPC's codes. One middleware, not one
+ * each: tRPC copies a call's options at every middleware of its chain, which
+ * was the largest part of tRPC's cost in a hot call.
+ */
+function guardedBy<Added extends object>(admit: (ctx: TrpcContext) => Promise<Added>) {
+  return t.middleware(({ ctx, path, type, getRawInput, next }) => {
+    const guarded = async () => {
+      let added: Added;
+      try {
+        await refuseInvalidText(getRawInput);
+        added = await admit(ctx);
+      } catch (cause) {
+        throw mappedError(getTRPCErrorFromUnknown(cause)) ?? cause;
+      }
+      // The rest of the chain (input, resolver, output) answers failures as results; it does not throw.
+      const result = await next({ ctx: added });
+      if (!result.ok) {
+        const mapped = mappedError(result.error);
+        if (mapped) throw mapped;
+      }
+      return result;
+    };
+    if (!tracingEnabled()) return guarded();
+    return inCallSpan(path, ctx.traceparent, { "rpc.system": "trpc", "rpc.method": path, "tollgate.call_type": type }, async (span) => {
+      try {
+        const result = await guarded();
+        if (!result.ok) failed(span, result.error.message, result.error.code);
+        return result;
+      } catch (cause) {
+        const error = getTRPCErrorFromUnknown(cause);
+        failed(span, error.message, error.code);
+        throw cause;
+      }
+    });
   });
-});
+}
 
-export const publicProcedure = t.procedure.use(traceCalls).use(mapDomainErrors).use(refuseInvalidText);
-
-export const operatorProcedure = publicProcedure.use(async ({ ctx, next }) => {
+async function operatorOf(ctx: TrpcContext): Promise<OperatorPrincipal> {
   const token = ctx.bearerToken ?? ctx.sessionToken;
   const operator: OperatorPrincipal | null = token ? await authenticateOperator(ctx.deps, token) : null;
   if (!operator) {
@@ -174,37 +199,42 @@ export const operatorProcedure = publicProcedure.use(async ({ ctx, next }) => {
     });
   }
   noteCaller({ "tollgate.workspace_id": operator.workspaceId, "tollgate.caller": "operator", "tollgate.operator_id": operator.operatorId });
-  return next({ ctx: { ...ctx, operator } });
-});
+  return operator;
+}
+
+export const publicProcedure = t.procedure.use(guardedBy(async () => ({})));
+
+export const operatorProcedure = t.procedure.use(guardedBy(async (ctx) => ({ operator: await operatorOf(ctx) })));
 
 /** Operators who may decide approvals (not viewers). */
-export const deciderProcedure = operatorProcedure.use(({ ctx, next }) => {
-  if (!canDecide(ctx.operator.role)) {
-    throw new TRPCError({
-      code: "FORBIDDEN",
-      message: `${ctx.operator.email} has the ${ctx.operator.role} role, which may not decide approvals`,
-    });
-  }
-  return next();
-});
+export const deciderProcedure = t.procedure.use(
+  guardedBy(async (ctx) => {
+    const operator = await operatorOf(ctx);
+    if (!canDecide(operator.role)) {
+      throw new TRPCError({ code: "FORBIDDEN", message: `${operator.email} has the ${operator.role} role, which may not decide approvals` });
+    }
+    return { operator };
+  }),
+);
 
-export const adminProcedure = operatorProcedure.use(({ ctx, next }) => {
-  if (ctx.operator.role !== "ADMIN") {
-    throw new TRPCError({ code: "FORBIDDEN", message: `only admins may do this; ${ctx.operator.email} is ${ctx.operator.role}` });
-  }
-  return next();
-});
+export const adminProcedure = t.procedure.use(
+  guardedBy(async (ctx) => {
+    const operator = await operatorOf(ctx);
+    if (operator.role !== "ADMIN") throw new TRPCError({ code: "FORBIDDEN", message: `only admins may do this; ${operator.email} is ${operator.role}` });
+    return { operator };
+  }),
+);
 
-export const agentProcedure = publicProcedure.use(async ({ ctx, next }) => {
-  const agent: AgentPrincipal | null = ctx.bearerToken ? await authenticateAgent(ctx.deps, ctx.bearerToken) : null;
-  if (!agent) {
-    throw new TRPCError({
-      code: "UNAUTHORIZED",
-      message: ctx.bearerToken
-        ? "the agent key is unknown or revoked"
-        : "send the agent key as `Authorization: Bearer <key>`",
-    });
-  }
-  noteCaller({ "tollgate.workspace_id": agent.workspaceId, "tollgate.caller": "agent", "tollgate.agent_key_id": agent.agentKeyId });
-  return next({ ctx: { ...ctx, agent } });
-});
+export const agentProcedure = t.procedure.use(
+  guardedBy(async (ctx) => {
+    const agent: AgentPrincipal | null = ctx.bearerToken ? await authenticateAgent(ctx.deps, ctx.bearerToken) : null;
+    if (!agent) {
+      throw new TRPCError({
+        code: "UNAUTHORIZED",
+        message: ctx.bearerToken ? "the agent key is unknown or revoked" : "send the agent key as `Authorization: Bearer <key>`",
+      });
+    }
+    noteCaller({ "tollgate.workspace_id": agent.workspaceId, "tollgate.caller": "agent", "tollgate.agent_key_id": agent.agentKeyId });
+    return { agent };
+  }),
+);
