@@ -8,11 +8,11 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import pg from "pg";
 import { afterAll, beforeAll, beforeEach } from "vitest";
-import { directStatementsAdapter, pgliteOptions, postgresPool } from "../server/db/client.ts";
+import { directStatements, pgliteOptions, postgresPool } from "../server/db/client.ts";
 import { PrismaClient } from "../server/db/generated/client.ts";
 import { readMigrations } from "../server/db/schema-engine.ts";
 import { timedAdapterFactory } from "../server/db/timed-adapter.ts";
-import { directSql, type DirectSql } from "../server/db/direct-sql.ts";
+import type { DirectSql } from "../server/db/direct-sql.ts";
 import { parseEnv } from "../server/env.ts";
 import { EventBus } from "../server/events/bus.ts";
 import { bootstrapWorkspace } from "../server/services/bootstrap.ts";
@@ -55,7 +55,7 @@ export function createEmptyPostgresDatabase(): Promise<ThrowawayDatabase> {
  * which prepares them, as the server's), whose statements can be counted (see
  * TestDatabase.countStatements).
  */
-function countingClient(adapter: PrismaPg | PrismaPGlite, directAdapter: PrismaPg | PrismaPGlite) {
+function countingClient(adapter: PrismaPg | PrismaPGlite, directDriver: pg.Pool | PGlite) {
   let counted: { statements: number } | undefined;
   const listener = () => {
     const counter = counted;
@@ -63,7 +63,7 @@ function countingClient(adapter: PrismaPg | PrismaPGlite, directAdapter: PrismaP
   };
   const timed = timedAdapterFactory(adapter, listener);
   const prisma = new PrismaClient({ adapter: timed });
-  const sql = directSql(timedAdapterFactory(directAdapter, listener));
+  const sql = directStatements(directDriver, listener);
   const countStatements = async <T>(work: () => Promise<T>) => {
     counted = { statements: 0 };
     try {
@@ -89,7 +89,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     // One pool for Prisma's client and the direct statements, as the server has.
     let closing = false;
     const pool = postgresPool(url.toString(), () => closing);
-    const { prisma, sql, countStatements } = countingClient(new PrismaPg(pool), directStatementsAdapter(pool));
+    const { prisma, sql, countStatements } = countingClient(new PrismaPg(pool), pool);
     return {
       prisma,
       sql,
@@ -107,7 +107,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   // Started as the server starts it, with the default page cache.
   const pglite = await PGlite.create(pgliteOptions(parseEnv({}).TOLLGATE_EMBEDDED_CACHE_MB));
   for (const sql of migrations) await pglite.exec(sql);
-  const { prisma, sql, countStatements } = countingClient(new PrismaPGlite(pglite), directStatementsAdapter(pglite));
+  const { prisma, sql, countStatements } = countingClient(new PrismaPGlite(pglite), pglite);
   return {
     prisma,
     sql,

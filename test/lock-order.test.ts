@@ -5,7 +5,7 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { directSql } from "../server/db/direct-sql.ts";
+import { directSqlOnPool } from "../server/db/direct-sql-pool.ts";
 import { PrismaClient } from "../server/db/generated/client.ts";
 import { EventBus } from "../server/events/bus.ts";
 import { createServiceDeps, type ServiceDeps } from "../server/services/deps.ts";
@@ -38,7 +38,7 @@ async function deadlocksDuring(url: string, race: (deps: ServiceDeps) => Promise
   const pool = new pg.Pool({ connectionString: url, max: 8 });
   const adapter = new PrismaPg(pool);
   const prisma = new PrismaClient({ adapter });
-  const sql = directSql(adapter);
+  const sql = directSqlOnPool(pool);
   const deps = createServiceDeps({ prisma, sql }, new EventBus());
   await deps.receipts.ready();
   try {

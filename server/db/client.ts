@@ -9,7 +9,8 @@ import pg from "pg";
 import { PrismaClient } from "./generated/client.ts";
 import { createEmbeddedDatabase } from "./embedded-folder.ts";
 import { applyMigrations } from "./schema-engine.ts";
-import { preparedStatementNames, withPreparedStatements } from "./prepared-statements.ts";
+import { withPreparedStatements } from "./prepared-statements.ts";
+import { directSqlOnPool } from "./direct-sql-pool.ts";
 import { timedAdapterFactory, type StatementListener } from "./timed-adapter.ts";
 import { directSql, type DirectSql } from "./direct-sql.ts";
 import { log } from "../log.ts";
@@ -114,17 +115,19 @@ export function postgresPool(databaseUrl: string, closing: () => boolean): pg.Po
 }
 
 /**
- * The adapter of the direct statements (direct-sql.ts) over the server's pool
- * or PGlite instance: a few texts sent over and over, so it prepares each
- * once (prepared-statements.ts).
+ * The direct statements (direct-sql.ts) over the server's pool or PGlite
+ * instance: a few texts sent over and over, so each is prepared once. On
+ * PostgreSQL they go to `pg` itself (direct-sql-pool.ts); on PGlite through
+ * Prisma's adapter, whose cost there is small beside PGlite's own
+ * (prepared-statements.ts).
  */
-export function directStatementsAdapter(driver: pg.Pool | PGlite): PrismaPg | PrismaPGlite {
-  return driver instanceof pg.Pool ? new PrismaPg(driver, { statementNameGenerator: preparedStatementNames() }) : new PrismaPGlite(withPreparedStatements(driver));
+export function directStatements(driver: pg.Pool | PGlite, listener: () => StatementListener | undefined): DirectSql {
+  return driver instanceof pg.Pool ? directSqlOnPool(driver, listener) : directSql(timedAdapterFactory(new PrismaPGlite(withPreparedStatements(driver)), listener));
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   let adapterFactory: SqlMigrationAwareDriverAdapterFactory;
-  let directFactory: PrismaPg | PrismaPGlite;
+  let directDriver: pg.Pool | PGlite;
   let migrationFactory: SqlMigrationAwareDriverAdapterFactory;
   let closeDriver: () => Promise<void>;
   let target: DatabaseTarget;
@@ -137,7 +140,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     // only when its connection closes, which a shared pool's never does.
     const pool = postgresPool(options.databaseUrl, () => closing);
     adapterFactory = new PrismaPg(pool);
-    directFactory = directStatementsAdapter(pool);
+    directDriver = pool;
     migrationFactory = postgresForMigrations(options.databaseUrl);
     closeDriver = () => pool.end();
     target = "postgres";
@@ -150,7 +153,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     }
     const pglite = await PGlite.create(options.dataDir, { startParams });
     adapterFactory = new PrismaPGlite(pglite);
-    directFactory = directStatementsAdapter(pglite);
+    directDriver = pglite;
     migrationFactory = adapterFactory;
     closeDriver = () => pglite.close();
     target = "embedded";
@@ -162,7 +165,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   let statementListener: StatementListener | undefined;
   const timedFactory = timedAdapterFactory(adapterFactory, () => statementListener);
   const prisma = new PrismaClient({ adapter: timedFactory });
-  const sql = directSql(timedAdapterFactory(directFactory, () => statementListener));
+  const sql = directStatements(directDriver, () => statementListener);
   return {
     prisma,
     sql,

@@ -1,12 +1,13 @@
-// The engine's hot statements (one SQL function call per use case) sent
-// straight to a driver adapter of the kind Prisma itself uses, over the same
-// connections (the pool, or the PGlite instance) and with the same statement
-// timing and tracing (timed-adapter.ts), without Prisma's client around each
-// call; its adapter prepares each statement once (prepared-statements.ts). A
-// $queryRaw costs about 0.1 ms of the server's CPU more than the statement's
-// own driver work (building the query plan and serialising and parsing its
-// parameters and rows), a tenth of a one-statement call's time in the server.
-// Rows come back as $queryRaw gives them.
+// The engine's hot statements (one SQL function call per use case), sent
+// without Prisma's client around each call, with the same statement timing and
+// tracing as Prisma's (timed-adapter.ts). Rows come back as $queryRaw gives
+// them. On PGlite (here) they go to a driver adapter of the kind Prisma itself
+// uses, over the same PGlite instance, which prepares each statement once
+// (prepared-statements.ts); on PostgreSQL to `pg` over the server's pool
+// (direct-sql-pool.ts). A $queryRaw costs about 0.1 ms of the server's CPU
+// more than the statement's own driver work (building the query plan and
+// serialising and parsing its parameters and rows), a tenth of a
+// one-statement call's time in the server.
 import { ColumnTypeEnum, isDriverAdapterError, type ArgType, type ColumnType, type SqlDriverAdapter, type SqlDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import { Prisma } from "./generated/client.ts";
 

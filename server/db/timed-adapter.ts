@@ -1,6 +1,7 @@
 // Times every statement Prisma sends through a driver adapter (in and out of
-// transactions), for the database metrics, and makes it a span when tracing is on. The adapter itself is unchanged:
-// this only wraps queryRaw and executeRaw with a clock.
+// transactions), and each direct statement, for the database metrics, and
+// makes it a span when tracing is on. The adapter itself is unchanged: this
+// only wraps queryRaw and executeRaw with a clock.
 import { inStatementSpan } from "../observability/tracing.ts";
 import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlQueryable, Transaction } from "@prisma/driver-adapter-utils";
 
@@ -13,22 +14,25 @@ export type StatementListener = (kind: "query" | "execute", seconds: number, inT
  */
 const TRANSACTION_CONTROL = /^\s*(BEGIN|COMMIT|ROLLBACK)\s*;?\s*$/i;
 
+/**
+ * Runs one statement on the clock, reported to the listener there was when it
+ * began, and inside a span when tracing is on.
+ */
+export async function timedStatement<R>(listener: () => StatementListener | undefined, kind: "query" | "execute", inTransaction: boolean, run: () => Promise<R>): Promise<R> {
+  const report = listener();
+  const started = process.hrtime.bigint();
+  try {
+    return await inStatementSpan(kind, inTransaction, run);
+  } finally {
+    report?.(kind, Number(process.hrtime.bigint() - started) / 1e9, inTransaction);
+  }
+}
+
 function timed<T extends SqlQueryable>(queryable: T, listener: () => StatementListener | undefined, inTransaction: boolean): T {
   const queryRaw = queryable.queryRaw.bind(queryable);
   const executeRaw = queryable.executeRaw.bind(queryable);
-  const clock = async <R>(kind: "query" | "execute", run: () => Promise<R>): Promise<R> => {
-    // A statement is reported to the listener there was when it began.
-    const report = listener();
-    const started = process.hrtime.bigint();
-    try {
-      return await run();
-    } finally {
-      report?.(kind, Number(process.hrtime.bigint() - started) / 1e9, inTransaction);
-    }
-  };
-  queryable.queryRaw = (params) => clock("query", () => inStatementSpan("query", inTransaction, () => queryRaw(params)));
-  queryable.executeRaw = (params) =>
-    TRANSACTION_CONTROL.test(params.sql) ? executeRaw(params) : clock("execute", () => inStatementSpan("execute", inTransaction, () => executeRaw(params)));
+  queryable.queryRaw = (params) => timedStatement(listener, "query", inTransaction, () => queryRaw(params));
+  queryable.executeRaw = (params) => (TRANSACTION_CONTROL.test(params.sql) ? executeRaw(params) : timedStatement(listener, "execute", inTransaction, () => executeRaw(params)));
   return queryable;
 }
 
