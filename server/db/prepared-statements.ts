@@ -19,9 +19,9 @@ let named = 0;
 const nextName = () => `tollgate_prepared_${++named}`;
 
 /**
- * For @prisma/adapter-pg's statementNameGenerator: a name per statement text,
- * under which `pg` prepares the statement once on each connection. The empty
- * name, given past the bound, is PostgreSQL's unnamed statement.
+ * A name per statement text, under which `pg` prepares the statement once on
+ * each connection (direct-sql-pool.ts). The empty name, given past the bound,
+ * is PostgreSQL's unnamed statement.
  */
 export function preparedStatementNames(): (query: { sql: string }) => string {
   const names = new Map<string, string>();
