@@ -8,7 +8,7 @@
 // text is a prepared statement on each connection, up to a bound.
 import pg from "pg";
 import { Prisma } from "./generated/client.ts";
-import { DatabaseStatementError, type DirectSql } from "./direct-sql.ts";
+import { DatabaseStatementError, isoTextOf, type DirectSql } from "./direct-sql.ts";
 import { preparedStatementNames } from "./prepared-statements.ts";
 import { timedStatement, type StatementListener } from "./timed-adapter.ts";
 
@@ -62,10 +62,7 @@ const types = { getTypeParser: (oid: number) => DECODERS.get(oid) ?? asText };
 function parameterOf(value: unknown, index: number): unknown {
   if (value === undefined || value === null) return null;
   if (typeof value === "bigint") return value.toString();
-  if (value instanceof Date) {
-    if (Number.isNaN(value.getTime())) throw new TypeError(`parameter ${index + 1} of a direct statement is an invalid Date`);
-    return value.toISOString();
-  }
+  if (value instanceof Date) return isoTextOf(value, index);
   if (Array.isArray(value)) return value.map((item) => parameterOf(item, index));
   if (Prisma.Decimal.isDecimal(value)) return (value as Prisma.Decimal).toJSON();
   if (value instanceof Uint8Array || value instanceof ArrayBuffer) return Buffer.from(value as Uint8Array);

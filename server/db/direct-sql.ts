@@ -35,6 +35,12 @@ export class DatabaseStatementError extends Error {
   }
 }
 
+/** A Date parameter as ISO text; an invalid one is refused before it is sent, as $queryRaw refuses it. */
+export function isoTextOf(date: Date, index: number): string {
+  if (Number.isNaN(date.getTime())) throw new TypeError(`parameter ${index + 1} of a direct statement is an invalid Date`);
+  return date.toISOString();
+}
+
 /** A parameter as Prisma's $queryRaw hands it to the adapter: its value and the type it names. */
 interface Parameter {
   value: unknown;
@@ -48,10 +54,7 @@ interface Parameter {
  */
 function parameterOf(value: unknown, index: number): Parameter {
   if (typeof value === "bigint") return { value: value.toString(), scalarType: "bigint" };
-  if (value instanceof Date) {
-    if (Number.isNaN(value.getTime())) throw new TypeError(`parameter ${index + 1} of a direct statement is an invalid Date`);
-    return { value: value.toJSON(), scalarType: "datetime" };
-  }
+  if (value instanceof Date) return { value: isoTextOf(value, index), scalarType: "datetime" };
   if (Prisma.Decimal.isDecimal(value)) return { value: (value as Prisma.Decimal).toJSON(), scalarType: "decimal" };
   if (value instanceof Uint8Array || value instanceof ArrayBuffer) return { value: Buffer.from(value as Uint8Array).toString("base64"), scalarType: "bytes" };
   if (typeof value === "object" && value !== null) return { value: JSON.stringify(value), scalarType: "unknown" };
