@@ -8,6 +8,7 @@ describe("configuration", () => {
     expect(env.TOLLGATE_DATA_DIR).toBe("./.data");
     expect(env.DATABASE_URL).toBeUndefined();
     expect(env.TOLLGATE_EMBEDDED_CACHE_MB).toBe(16);
+    expect(env.TOLLGATE_TRIM_IDLE_MEMORY).toBe("on");
   });
 
   it.each([
@@ -25,6 +26,7 @@ describe("configuration", () => {
     [{ TOLLGATE_EMBEDDED_CACHE_MB: "lots" }, /TOLLGATE_EMBEDDED_CACHE_MB="lots"/],
     [{ TOLLGATE_EMBEDDED_CACHE_MB: "2500" }, /TOLLGATE_EMBEDDED_CACHE_MB="2500": must be at most 1024/],
     [{ TOLLGATE_TRUST_PROXY: "yes" }, /TOLLGATE_TRUST_PROXY="yes": must be "true" or "false"/],
+    [{ TOLLGATE_TRIM_IDLE_MEMORY: "true" }, /TOLLGATE_TRIM_IDLE_MEMORY="true": must be "on" or "off"/],
   ])("env: a bad value stops the start with one line naming the variable (%o)", (source, message) => {
     expect(() => parseEnv(source)).toThrow(message);
   });

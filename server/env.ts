@@ -67,6 +67,9 @@ const envSchema = z.object({
   TOLLGATE_DRAIN_SECONDS: z.coerce.number().min(0).max(120).default(0),
   // "off" serves only the API and socket.io (no Next.js console), for API-only nodes.
   TOLLGATE_CONSOLE: z.enum(["on", "off"], { message: 'must be "on" or "off"' }).default("on"),
+  // Whether the server returns the C allocator's free memory to the system
+  // when it goes quiet after a load (glibc only; see idle-memory-trim.ts).
+  TOLLGATE_TRIM_IDLE_MEMORY: z.enum(["on", "off"], { message: 'must be "on" or "off"' }).default("on"),
   TOLLGATE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   // "json": one JSON object per line, for log collectors; "text": readable lines for a terminal.
   TOLLGATE_LOG_FORMAT: z.enum(["json", "text"], { message: 'must be "json" or "text"' }).default("json"),

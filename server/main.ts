@@ -1,6 +1,7 @@
 // The server process: parse the configuration, start, and shut down cleanly on SIGTERM/SIGINT.
 import { env as loadEnv, EnvError, type Env } from "./env.ts";
 import { startServer } from "./http.ts";
+import { glibcMallocTrim, IdleMemoryTrim } from "./idle-memory-trim.ts";
 import { log, setLogFormat, setLogLevel } from "./log.ts";
 import { startTracing } from "./observability/tracing.ts";
 
@@ -31,6 +32,10 @@ if (admin) {
 if (agentKey) {
   log.info(`bootstrap agent key: ${agentKey.generated ? agentKey.key : "(from TOLLGATE_AGENT_KEY)"}`);
 }
+
+// Per process, not per server: the allocator is the process's.
+const mallocTrim = env.TOLLGATE_TRIM_IDLE_MEMORY === "on" ? await glibcMallocTrim() : null;
+if (mallocTrim) new IdleMemoryTrim({ trim: mallocTrim }).start();
 
 let stopping = false;
 for (const signal of ["SIGTERM", "SIGINT"] as const) {

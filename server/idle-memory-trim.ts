@@ -1,0 +1,88 @@
+// Hands the C allocator's free memory back to the system when the server goes
+// quiet after its resident memory grew. glibc's malloc keeps what its arenas
+// free (V8 compiling the embedded database's WebAssembly on background threads
+// leaves tens of MB of them after a load) until malloc_trim is called, which
+// Node never does; Ruby's garbage collector calls it for the same reason.
+import { performance, type EventLoopUtilization } from "node:perf_hooks";
+import { log } from "./log.ts";
+
+/** Below this share of an interval spent busy, the event loop counts as quiet. */
+const QUIET_UTILIZATION = 0.05;
+/** Growth of the resident set (MB) since its low point after the last trim that is worth a trim. */
+const GROWTH_WORTH_TRIMMING_MB = 16;
+
+/**
+ * glibc's malloc_trim(0), or null where the C library has none (musl, macOS,
+ * Windows). A trim costs the thread that calls it several milliseconds even
+ * when there is nothing left to return, hence the conditions below.
+ */
+export async function glibcMallocTrim(): Promise<(() => void) | null> {
+  if (process.platform !== "linux") return null;
+  try {
+    // Loaded here, not at the top: where koffi has no build for the platform, the server still starts.
+    const { default: koffi } = await import("koffi");
+    const mallocTrim = koffi.load("libc.so.6").func("int malloc_trim(size_t pad)");
+    return () => void mallocTrim(0);
+  } catch {
+    return null;
+  }
+}
+
+export interface IdleMemoryTrimOptions {
+  trim: () => void;
+  everyMs?: number;
+  /** The process's resident set in bytes (process.memoryUsage.rss). */
+  residentBytes?: () => number;
+  /** The event loop's utilization: in all, or between two readings (performance.eventLoopUtilization). */
+  utilization?: (newer?: EventLoopUtilization, older?: EventLoopUtilization) => EventLoopUtilization;
+}
+
+/**
+ * Checks every `everyMs`: an interval in which the event loop was quiet, after
+ * the resident set grew by GROWTH_WORTH_TRIMMING_MB since its lowest point after
+ * the last trim, trims once. Under load it never trims, nor again and again
+ * on an idle server.
+ */
+export class IdleMemoryTrim {
+  readonly #trim: () => void;
+  readonly #everyMs: number;
+  readonly #residentBytes: () => number;
+  readonly #utilization: NonNullable<IdleMemoryTrimOptions["utilization"]>;
+  #timer: NodeJS.Timeout | undefined;
+  #lastCheck: EventLoopUtilization;
+  #lowSinceTrim: number;
+
+  constructor(options: IdleMemoryTrimOptions) {
+    this.#trim = options.trim;
+    this.#everyMs = options.everyMs ?? 10_000;
+    this.#residentBytes = options.residentBytes ?? process.memoryUsage.rss;
+    this.#utilization = options.utilization ?? performance.eventLoopUtilization;
+    this.#lastCheck = this.#utilization();
+    this.#lowSinceTrim = this.#residentBytes();
+  }
+
+  start(): void {
+    this.#timer ??= setInterval(() => this.check(), this.#everyMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** One check; true when it trimmed. */
+  check(): boolean {
+    const now = this.#utilization();
+    const quiet = this.#utilization(now, this.#lastCheck).utilization < QUIET_UTILIZATION;
+    this.#lastCheck = now;
+    const resident = this.#residentBytes();
+    this.#lowSinceTrim = Math.min(this.#lowSinceTrim, resident);
+    if (!quiet || resident - this.#lowSinceTrim < GROWTH_WORTH_TRIMMING_MB * 2 ** 20) return false;
+    const started = performance.now();
+    this.#trim();
+    this.#lowSinceTrim = this.#residentBytes();
+    log.debug(`returned ${((resident - this.#lowSinceTrim) / 2 ** 20).toFixed(0)} MB of the allocator's free memory to the system in ${(performance.now() - started).toFixed(1)} ms`);
+    return true;
+  }
+}
