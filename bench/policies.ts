@@ -26,7 +26,8 @@ export async function loadHundredRules(operator: OperatorClient): Promise<void> 
 
 /** approval.request answered by a rule, end to end over HTTP: p50 in ms. */
 export async function autoApproved(url: string, agentKey: string, count: number): Promise<number> {
-  const sdk = createTollgate({ url, apiKey: agentKey });
+  // No held connection: a rule answers in the call, and an open one would hear every decision of the key.
+  const sdk = createTollgate({ url, apiKey: agentKey, push: false });
   const { sessionId } = await sdk.openSession({ title: "bench: auto-approved" });
   const request = await sdk.begin({ sessionId, agent: "bench-agent" });
   const ask = async (i: number) => {

@@ -122,37 +122,42 @@ async function beginAndCompletePairs(server: BenchServer, count: number): Promis
 
 async function cascade(server: BenchServer, operator: Operator, depth: number) {
   const sdk = createTollgate({ url: server.url, apiKey: server.agentKey });
-  const { sessionId } = await sdk.openSession({ title: `bench: cascade ${depth}` });
-  const ids: string[] = [];
-  let parent: string | undefined;
-  for (let level = 0; level < depth; level++) {
-    const begun = await sdk.begin({ sessionId, agent: `level-${level}`, parentRequestId: parent });
-    ids.push(begun.requestId);
-    parent = begun.requestId;
+  // Closed after: an open client's held connection hears every decision of its agent key, the later loads' too.
+  try {
+    const { sessionId } = await sdk.openSession({ title: `bench: cascade ${depth}` });
+    const ids: string[] = [];
+    let parent: string | undefined;
+    for (let level = 0; level < depth; level++) {
+      const begun = await sdk.begin({ sessionId, agent: `level-${level}`, parentRequestId: parent });
+      ids.push(begun.requestId);
+      parent = begun.requestId;
+    }
+    const statuses = new Map(ids.map((id) => [id, "RUNNING"]));
+    const reached = (status: string) =>
+      new Promise<void>((resolve) => {
+        const listener = (event: { requestId: string; status: string }) => {
+          if (!statuses.has(event.requestId)) return;
+          statuses.set(event.requestId, event.status);
+          if ([...statuses.values()].every((value) => value === status)) {
+            operator.socket.off("request:updated", listener);
+            resolve();
+          }
+        };
+        operator.socket.on("request:updated", listener);
+      });
+    const paused = reached("PAUSED");
+    const started = now();
+    const asked = await sdk.call("approval.request", { requestId: parent!, tool: "rm", args: {} });
+    await paused;
+    const pausedMs = now() - started;
+    const running = reached("RUNNING");
+    const resumeStarted = now();
+    await operator.client.approval.decide.mutate({ approvalId: asked.approvalId, action: "approve" });
+    await running;
+    return { pausedMs, resumedMs: now() - resumeStarted };
+  } finally {
+    sdk.close();
   }
-  const statuses = new Map(ids.map((id) => [id, "RUNNING"]));
-  const reached = (status: string) =>
-    new Promise<void>((resolve) => {
-      const listener = (event: { requestId: string; status: string }) => {
-        if (!statuses.has(event.requestId)) return;
-        statuses.set(event.requestId, event.status);
-        if ([...statuses.values()].every((value) => value === status)) {
-          operator.socket.off("request:updated", listener);
-          resolve();
-        }
-      };
-      operator.socket.on("request:updated", listener);
-    });
-  const paused = reached("PAUSED");
-  const started = now();
-  const asked = await sdk.call("approval.request", { requestId: parent!, tool: "rm", args: {} });
-  await paused;
-  const pausedMs = now() - started;
-  const running = reached("RUNNING");
-  const resumeStarted = now();
-  await operator.client.approval.decide.mutate({ approvalId: asked.approvalId, action: "approve" });
-  await running;
-  return { pausedMs, resumedMs: now() - resumeStarted };
 }
 
 /**
@@ -204,7 +209,8 @@ async function sustained(servers: BenchServer[], operators: Operator[], agents: 
 }
 
 async function traceIngest(server: BenchServer, seconds: number) {
-  const sdk = createTollgate({ url: server.url, apiKey: server.agentKey });
+  // No held connection: it waits for no decision, and an open one would hear every decision of the key.
+  const sdk = createTollgate({ url: server.url, apiKey: server.agentKey, push: false });
   const { sessionId } = await sdk.openSession({ title: "bench: trace" });
   const request = await sdk.begin({ sessionId, agent: "tracer" });
   const batch = Array.from({ length: 100 }, (_, i) => ({ type: "tool_call", name: "search", data: { query: `q${i}`, page: i } }));

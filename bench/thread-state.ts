@@ -82,7 +82,8 @@ export async function benchThreadState(target: ThreadStateBenchTarget, options: 
   const saves = options.saves ?? 50;
   const diffs = options.diffs ?? 20;
   const warmup = options.warmup ?? 5;
-  const sdk = createTollgate({ url: target.url, apiKey: target.agentKey });
+  // No held connection: it waits for no decision, and an open one would hear every decision of the key.
+  const sdk = createTollgate({ url: target.url, apiKey: target.agentKey, push: false });
   const operator = await operatorClient(target);
 
   // state.save: each save changes one field of a ~100 KB state, based on the last version.
