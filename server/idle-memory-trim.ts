@@ -1,8 +1,8 @@
 // Hands the C allocator's free memory back to the system when the server goes
-// quiet after its resident memory grew. glibc's malloc keeps what its arenas
-// free (V8 compiling the embedded database's WebAssembly on background threads
-// leaves tens of MB of them after a load) until malloc_trim is called, which
-// Node never does; Ruby's garbage collector calls it for the same reason.
+// quiet after its resident memory grew. glibc's malloc keeps what is freed in
+// its per-thread arenas (V8's compilers on background threads leave tens of MB
+// there after a load, most from the embedded database's WebAssembly) until
+// malloc_trim is called, which Node never does.
 import { performance, type EventLoopUtilization } from "node:perf_hooks";
 import { log } from "./log.ts";
 
