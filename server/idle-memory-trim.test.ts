@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { EventLoopUtilization } from "node:perf_hooks";
 import { glibcMallocTrim, IdleMemoryTrim } from "./idle-memory-trim.ts";
 
@@ -66,6 +66,27 @@ describe("idle memory trim", () => {
     const server = fakeProcess(150);
     expect(server.interval(0, 15)).toBe(false);
     expect(server.trims()).toBe(0);
+  });
+
+  it("stops checking, and leaves the server running, when a check fails", () => {
+    vi.useFakeTimers();
+    try {
+      let reads = 0;
+      const trim = new IdleMemoryTrim({
+        trim: () => undefined,
+        residentBytes: () => {
+          reads += 1;
+          if (reads > 1) throw new Error("/proc cannot be read");
+          return 150 * MB;
+        },
+      });
+      trim.start();
+      expect(() => vi.advanceTimersByTime(10_000)).not.toThrow();
+      vi.advanceTimersByTime(60_000);
+      expect(reads).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("finds glibc's malloc_trim on this machine and calls it", async () => {

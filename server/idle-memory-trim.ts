@@ -1,7 +1,8 @@
 // Hands the C allocator's free memory back to the system when the server goes
-// quiet after its resident memory grew. glibc's malloc keeps what is freed in
-// its per-thread arenas (V8's compilers on background threads leave tens of MB
-// there after a load, most from the embedded database's WebAssembly) until
+// quiet after its resident memory grew. glibc gives back on its own only the
+// free space at the top of each heap; what is freed below it in the per-thread
+// arenas (V8's compilers on background threads leave tens of MB there after a
+// load, most from the embedded database's WebAssembly) stays until
 // malloc_trim is called, which Node never does.
 import { performance, type EventLoopUtilization } from "node:perf_hooks";
 import { log } from "./log.ts";
@@ -12,18 +13,21 @@ const QUIET_UTILIZATION = 0.05;
 const GROWTH_WORTH_TRIMMING_MB = 16;
 
 /**
- * glibc's malloc_trim(0), or null where the C library has none (musl, macOS,
- * Windows). A trim costs the thread that calls it several milliseconds even
- * when there is nothing left to return, hence the conditions below.
+ * glibc's malloc_trim(0), or null where the C library is not glibc (musl,
+ * macOS, Windows) or koffi is not installed. A trim costs the thread that
+ * calls it several milliseconds even when there is nothing left to return,
+ * hence the conditions below.
  */
 export async function glibcMallocTrim(): Promise<(() => void) | null> {
-  if (process.platform !== "linux") return null;
+  const { header } = process.report.getReport() as { header?: { glibcVersionRuntime?: string } };
+  if (!header?.glibcVersionRuntime) return null;
   try {
-    // Loaded here, not at the top: where koffi has no build for the platform, the server still starts.
+    // Loaded here, not at the top: koffi is an optional dependency, and the server starts without it.
     const { default: koffi } = await import("koffi");
     const mallocTrim = koffi.load("libc.so.6").func("int malloc_trim(size_t pad)");
     return () => void mallocTrim(0);
-  } catch {
+  } catch (error) {
+    log.debug("the allocator's free memory is not handed back: glibc's malloc_trim could not be loaded", error);
     return null;
   }
 }
@@ -39,9 +43,10 @@ export interface IdleMemoryTrimOptions {
 
 /**
  * Checks every `everyMs`: an interval in which the event loop was quiet, after
- * the resident set grew by GROWTH_WORTH_TRIMMING_MB since its lowest point after
- * the last trim, trims once. Under load it never trims, nor again and again
- * on an idle server.
+ * the resident set grew by at least GROWTH_WORTH_TRIMMING_MB since its lowest
+ * point after the last trim, trims once. Under load it never trims, nor again
+ * and again on an idle server. A check that fails stops the checks: the trim
+ * is a saving, never a reason for the server to fail.
  */
 export class IdleMemoryTrim {
   readonly #trim: () => void;
@@ -62,7 +67,14 @@ export class IdleMemoryTrim {
   }
 
   start(): void {
-    this.#timer ??= setInterval(() => this.check(), this.#everyMs);
+    this.#timer ??= setInterval(() => {
+      try {
+        this.check();
+      } catch (error) {
+        log.warn("handing the allocator's free memory back failed; no longer trying", error);
+        this.stop();
+      }
+    }, this.#everyMs);
     this.#timer.unref();
   }
 
@@ -82,7 +94,7 @@ export class IdleMemoryTrim {
     const started = performance.now();
     this.#trim();
     this.#lowSinceTrim = this.#residentBytes();
-    log.debug(`returned ${((resident - this.#lowSinceTrim) / 2 ** 20).toFixed(0)} MB of the allocator's free memory to the system in ${(performance.now() - started).toFixed(1)} ms`);
+    log.debug(`trimmed the allocator's free memory in ${(performance.now() - started).toFixed(1)} ms: the resident set went from ${(resident / 2 ** 20).toFixed(0)} to ${(this.#lowSinceTrim / 2 ** 20).toFixed(0)} MB`);
     return true;
   }
 }

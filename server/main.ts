@@ -33,10 +33,6 @@ if (agentKey) {
   log.info(`bootstrap agent key: ${agentKey.generated ? agentKey.key : "(from TOLLGATE_AGENT_KEY)"}`);
 }
 
-// Per process, not per server: the allocator is the process's.
-const mallocTrim = env.TOLLGATE_TRIM_IDLE_MEMORY === "on" ? await glibcMallocTrim() : null;
-if (mallocTrim) new IdleMemoryTrim({ trim: mallocTrim }).start();
-
 let stopping = false;
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.on(signal, () => {
@@ -61,4 +57,12 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
       },
     );
   });
+}
+
+// Per process, not per server: the allocator is the process's. Started after
+// the signal handlers, and never in the way of the server: a failure only logs.
+if (env.TOLLGATE_TRIM_IDLE_MEMORY === "on") {
+  void glibcMallocTrim()
+    .then((trim) => trim && new IdleMemoryTrim({ trim }).start())
+    .catch((error: unknown) => log.warn("the allocator's free memory will not be handed back", error));
 }
