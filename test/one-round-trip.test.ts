@@ -414,7 +414,9 @@ describe("approval.request in two statements", () => {
     const [nulls] = await db.prisma.$queryRaw<{ form: boolean; route: boolean; approved: boolean }[]>`
       SELECT form IS NULL AS form, route IS NULL AS route, "approvedArgs" IS NULL AS approved FROM "Approval" WHERE id = ${result.approvalId}`;
     expect(nulls).toEqual({ form: true, route: true, approved: true });
-    expect(await db.prisma.request.findMany({ where: { id: { in: [root.requestId, leaf.requestId] } }, select: { status: true, pendingApprovals: true }, orderBy: { createdAt: "asc" } })).toEqual([
+    // By id: requests begun in the same millisecond tie on createdAt.
+    const chain = await db.prisma.request.findMany({ where: { id: { in: [root.requestId, leaf.requestId] } }, select: { id: true, status: true, pendingApprovals: true } });
+    expect([root.requestId, leaf.requestId].map((id) => chain.find((row) => row.id === id))).toMatchObject([
       { status: "PAUSED", pendingApprovals: 2 },
       { status: "PAUSED", pendingApprovals: 1 },
     ]);
@@ -1075,7 +1077,9 @@ describe("decisions queued for the audit turn, written together", () => {
     const results = await whileTheTurnIsHeld(2, () => Promise.all(approvalIds.slice(0, 2).map((approvalId) => operator.approval.decide({ approvalId, action: "approve" }))));
     expect(results.map((decided) => decided.status)).toEqual(["APPROVED", "APPROVED"]);
     await expect(operator.approval.decide({ approvalId: approvalIds[2]!, action: "approve" })).rejects.toThrow("the batch's write failed");
-    expect(await db.prisma.approval.findMany({ where: { id: { in: approvalIds } }, orderBy: { createdAt: "asc" }, select: { status: true } })).toEqual([{ status: "APPROVED" }, { status: "APPROVED" }, { status: "PENDING" }]);
+    // By id, in the order asked: approvals opened in the same millisecond tie on createdAt.
+    const rows = await db.prisma.approval.findMany({ where: { id: { in: approvalIds } }, select: { id: true, status: true } });
+    expect(approvalIds.map((id) => rows.find((row) => row.id === id)?.status)).toEqual(["APPROVED", "APPROVED", "PENDING"]);
     expect(await db.prisma.request.findUniqueOrThrow({ where: { id: begun.requestId } })).toMatchObject({ status: "PAUSED", pendingApprovals: 1 });
     expect(await db.prisma.auditEntry.count({ where: { subjectId: { in: approvalIds }, action: "approval.decided" } })).toBe(2);
     expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
