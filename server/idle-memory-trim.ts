@@ -11,6 +11,7 @@ import { log } from "./log.ts";
 const QUIET_UTILIZATION = 0.05;
 /** Growth of the resident set (MB) since its low point after the last trim that is worth a trim. */
 const GROWTH_WORTH_TRIMMING_MB = 16;
+const CHECK_EVERY_MS = 10_000;
 
 /**
  * glibc's malloc_trim(0), or null where the C library is not glibc (musl,
@@ -34,7 +35,6 @@ export async function glibcMallocTrim(): Promise<(() => void) | null> {
 
 export interface IdleMemoryTrimOptions {
   trim: () => void;
-  everyMs?: number;
   /** The process's resident set in bytes (process.memoryUsage.rss). */
   residentBytes?: () => number;
   /** The event loop's utilization: in all, or between two readings (performance.eventLoopUtilization). */
@@ -42,7 +42,7 @@ export interface IdleMemoryTrimOptions {
 }
 
 /**
- * Checks every `everyMs`: an interval in which the event loop was quiet, after
+ * Checks every CHECK_EVERY_MS: an interval in which the event loop was quiet, after
  * the resident set grew by at least GROWTH_WORTH_TRIMMING_MB since its lowest
  * point after the last trim, trims once. Under load it never trims, nor again
  * and again on an idle server. A check that fails stops the checks: the trim
@@ -50,7 +50,6 @@ export interface IdleMemoryTrimOptions {
  */
 export class IdleMemoryTrim {
   readonly #trim: () => void;
-  readonly #everyMs: number;
   readonly #residentBytes: () => number;
   readonly #utilization: NonNullable<IdleMemoryTrimOptions["utilization"]>;
   #timer: NodeJS.Timeout | undefined;
@@ -59,7 +58,6 @@ export class IdleMemoryTrim {
 
   constructor(options: IdleMemoryTrimOptions) {
     this.#trim = options.trim;
-    this.#everyMs = options.everyMs ?? 10_000;
     this.#residentBytes = options.residentBytes ?? process.memoryUsage.rss;
     this.#utilization = options.utilization ?? performance.eventLoopUtilization;
     this.#lastCheck = this.#utilization();
@@ -74,7 +72,7 @@ export class IdleMemoryTrim {
         log.warn("handing the allocator's free memory back failed; no longer trying", error);
         this.stop();
       }
-    }, this.#everyMs);
+    }, CHECK_EVERY_MS);
     this.#timer.unref();
   }
 

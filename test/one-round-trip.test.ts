@@ -35,6 +35,11 @@ async function keyUseRecorded() {
   }
 }
 
+/** Rows by id in the order of `ids`: rows made in the same millisecond tie on createdAt, so it cannot order them. */
+function inOrderOf<Row extends { id: string }>(ids: string[], rows: Row[]): (Row | undefined)[] {
+  return ids.map((id) => rows.find((row) => row.id === id));
+}
+
 /** As on a node that did not begin the request: it remembers no gate facts, so an ask reads them first. */
 function forgetGateFacts() {
   app.deps.gateFacts = new GateFactsCache();
@@ -414,9 +419,8 @@ describe("approval.request in two statements", () => {
     const [nulls] = await db.prisma.$queryRaw<{ form: boolean; route: boolean; approved: boolean }[]>`
       SELECT form IS NULL AS form, route IS NULL AS route, "approvedArgs" IS NULL AS approved FROM "Approval" WHERE id = ${result.approvalId}`;
     expect(nulls).toEqual({ form: true, route: true, approved: true });
-    // By id: requests begun in the same millisecond tie on createdAt.
     const chain = await db.prisma.request.findMany({ where: { id: { in: [root.requestId, leaf.requestId] } }, select: { id: true, status: true, pendingApprovals: true } });
-    expect([root.requestId, leaf.requestId].map((id) => chain.find((row) => row.id === id))).toMatchObject([
+    expect(inOrderOf([root.requestId, leaf.requestId], chain)).toMatchObject([
       { status: "PAUSED", pendingApprovals: 2 },
       { status: "PAUSED", pendingApprovals: 1 },
     ]);
@@ -1077,9 +1081,8 @@ describe("decisions queued for the audit turn, written together", () => {
     const results = await whileTheTurnIsHeld(2, () => Promise.all(approvalIds.slice(0, 2).map((approvalId) => operator.approval.decide({ approvalId, action: "approve" }))));
     expect(results.map((decided) => decided.status)).toEqual(["APPROVED", "APPROVED"]);
     await expect(operator.approval.decide({ approvalId: approvalIds[2]!, action: "approve" })).rejects.toThrow("the batch's write failed");
-    // By id, in the order asked: approvals opened in the same millisecond tie on createdAt.
     const rows = await db.prisma.approval.findMany({ where: { id: { in: approvalIds } }, select: { id: true, status: true } });
-    expect(approvalIds.map((id) => rows.find((row) => row.id === id)?.status)).toEqual(["APPROVED", "APPROVED", "PENDING"]);
+    expect(inOrderOf(approvalIds, rows).map((row) => row?.status)).toEqual(["APPROVED", "APPROVED", "PENDING"]);
     expect(await db.prisma.request.findUniqueOrThrow({ where: { id: begun.requestId } })).toMatchObject({ status: "PAUSED", pendingApprovals: 1 });
     expect(await db.prisma.auditEntry.count({ where: { subjectId: { in: approvalIds }, action: "approval.decided" } })).toBe(2);
     expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
