@@ -3,10 +3,13 @@
 // (the right fields, real ids, any Unicode, and now and then a lone surrogate,
 // a huge or deeply nested value, a prototype key or a value of the wrong
 // kind), and some shapeless JSON. Never a 5xx; every refusal says what was
-// wrong; the audit chain stays intact. Procedures are read from the router, so
-// a new one is fuzzed without anyone adding it here. Reproduce a failure with
-// the seed it prints (FUZZ_SEED=<seed>); FUZZ_CASES sets the runs per
-// procedure and principal (25).
+// wrong; the audit chain stays intact. Before the random cases, each field of
+// each procedure's input is sent once as null in an otherwise plain input.
+// Procedures are read from the router, so a new one is fuzzed without anyone
+// adding it here. Reproduce a failure with the seed it prints
+// (FUZZ_SEED=<seed>); FUZZ_CASES sets the runs per procedure and principal:
+// 4 in `npm test`, 25 with TOLLGATE_LONG_TESTS=1 (the long suite, on both
+// databases).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { appRouter } from "../server/api/router.ts";
@@ -21,7 +24,7 @@ useTestServer((server, client) => {
   admin = client;
 });
 
-const CASES_PER_PROCEDURE = Number(process.env.FUZZ_CASES ?? 25);
+const CASES_PER_PROCEDURE = Number(process.env.FUZZ_CASES ?? (process.env.TOLLGATE_LONG_TESTS === "1" ? 25 : 4));
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
 
 /** Calls that would end the fuzzer's own credentials, or wait by design. */
@@ -141,6 +144,58 @@ function fromSchema(node: ZodNode | undefined, field = ""): fc.Arbitrary<unknown
   }
 }
 
+/**
+ * The plainest input a procedure's schema describes: its required fields, real
+ * ids where ids go, "x" for text, the smallest number, the first choice.
+ */
+function plainValue(node: ZodNode | undefined, field = ""): unknown {
+  const def = node?._zod.def;
+  if (!def) return {};
+  switch (def.type) {
+    case "object":
+      return Object.fromEntries(
+        Object.entries(def.shape ?? {})
+          .filter(([, value]) => !["optional", "default", "prefault"].includes(value._zod.def.type))
+          .map(([key, value]) => [key, plainValue(value, key)]),
+      );
+    case "optional":
+    case "nullable":
+    case "default":
+    case "prefault":
+    case "readonly":
+    case "catch":
+      return plainValue(def.innerType, field);
+    case "pipe":
+      return plainValue(def.in, field);
+    case "array":
+      return [plainValue(def.element, field)];
+    case "union":
+      return plainValue(def.options?.[0], field);
+    case "enum":
+      return Object.values(def.entries ?? { x: "x" })[0];
+    case "literal":
+      return def.values?.[0];
+    case "string":
+      return real[field === "approvalIds" ? "approvalId" : field] ?? "x";
+    case "number":
+    case "int":
+      return 1000;
+    case "boolean":
+      return false;
+    default:
+      return {};
+  }
+}
+
+/** A procedure's plain input with one of its fields (required or optional) null, for each field. */
+function withEachFieldNull(schema: ZodNode | undefined): unknown[] {
+  let node = schema;
+  while (node && node._zod.def.type !== "object" && (node._zod.def.innerType ?? node._zod.def.in)) node = node._zod.def.innerType ?? node._zod.def.in;
+  const shape = node?._zod.def.type === "object" ? Object.keys(node._zod.def.shape ?? {}) : [];
+  const plain = plainValue(schema) as Record<string, unknown>;
+  return [null, ...shape.map((field) => ({ ...plain, [field]: null }))];
+}
+
 const hostileInput: fc.Arbitrary<unknown> = fc.oneof(
   fc.jsonValue({ maxDepth: 4 }),
   { weight: 4, arbitrary: shapedInput },
@@ -150,6 +205,23 @@ const hostileInput: fc.Arbitrary<unknown> = fc.oneof(
     return JSON.parse(`{"__proto__":{"polluted":true}${rest ? `,${rest}` : ""}}`) as unknown;
   }),
 );
+
+/** A 5xx fails the property; a refusal must carry a message. */
+async function answerChecked(path: string, kind: Kind, value: unknown, headers: Record<string, string>): Promise<void> {
+  const { status, text } = await send(path, kind, value, headers);
+  if (status >= 500) throw new Error(`answered ${status}: ${text.slice(0, 500)}`);
+  // Node's HTTP parser refuses an oversized URL (a huge query input) before any handler runs.
+  if (status === 431 || status === 414) return;
+  if (status >= 400) {
+    let message: string | undefined;
+    try {
+      message = (JSON.parse(text) as { error?: { message?: string } }).error?.message;
+    } catch {
+      // not JSON: reported below
+    }
+    if (!message) throw new Error(`refused (${status}) without a message: ${text.slice(0, 300)}`);
+  }
+}
 
 async function send(path: string, kind: Kind, input: unknown, headers: Record<string, string>): Promise<{ status: number; text: string }> {
   const body = JSON.stringify(input) ?? "null";
@@ -164,32 +236,26 @@ describe("fuzzing every procedure", () => {
   it("fuzz: hostile input to every procedure, as an agent and as an admin, never gets a 5xx and every refusal names what was wrong", { timeout: 600_000 }, async () => {
     const { token } = await admin.auth.createToken.mutate({ name: "fuzzer", password: ADMIN.password });
     const sdk = agentSdk(test.url);
-    const { sessionId } = await sdk.openSession({ title: "fuzzed" });
-    const begun = await sdk.begin({ sessionId, agent: "fuzzed-agent" });
-    const asked = await sdk.call("approval.request", { requestId: begun.requestId, tool: "fuzzed_tool", args: { a: 1 } });
-    Object.assign(real, { sessionId, taskId: begun.taskId, requestId: begun.requestId, parentRequestId: begun.requestId, approvalId: asked.approvalId });
-    sdk.close();
+    // Each procedure gets rows of its own: one before it may have ended the request or decided the approval.
+    const freshRows = async () => {
+      const { sessionId } = await sdk.openSession({ title: "fuzzed" });
+      const begun = await sdk.begin({ sessionId, agent: "fuzzed-agent" });
+      const asked = await sdk.call("approval.request", { requestId: begun.requestId, tool: "fuzzed_tool", args: { a: 1 } });
+      Object.assign(real, { sessionId, taskId: begun.taskId, requestId: begun.requestId, parentRequestId: begun.requestId, approvalId: asked.approvalId });
+    };
     const principals = { agent: { authorization: `Bearer ${AGENT_KEY}` }, admin: { authorization: `Bearer ${token}` } };
     expect(procedures.length).toBeGreaterThan(40);
     for (const { path, kind, schema } of procedures) {
+      await freshRows();
       const input = fc.oneof({ weight: 3, arbitrary: fromSchema(schema) }, { weight: 1, arbitrary: hostileInput });
       for (const [who, headers] of Object.entries(principals)) {
+        for (const value of withEachFieldNull(schema)) {
+          await answerChecked(path, kind, value, headers).catch((error: unknown) => {
+            throw new Error(`${path} as ${who}: ${String(error).slice(0, 600)}\ninput: ${JSON.stringify(value).slice(0, 400)}`);
+          });
+        }
         const result = await fc.check(
-          fc.asyncProperty(input, async (value) => {
-            const { status, text } = await send(path, kind, value, headers);
-            if (status >= 500) throw new Error(`answered ${status}: ${text.slice(0, 500)}`);
-            // Node's HTTP parser refuses an oversized URL (a huge query input) before any handler runs.
-            if (status === 431 || status === 414) return;
-            if (status >= 400) {
-              let message: string | undefined;
-              try {
-                message = (JSON.parse(text) as { error?: { message?: string } }).error?.message;
-              } catch {
-                // not JSON: reported below
-              }
-              if (!message) throw new Error(`refused (${status}) without a message: ${text.slice(0, 300)}`);
-            }
-          }),
+          fc.asyncProperty(input, (value) => answerChecked(path, kind, value, headers)),
           { numRuns: CASES_PER_PROCEDURE, ...(SEED !== undefined ? { seed: SEED } : {}) },
         );
         if (result.failed) {
@@ -198,6 +264,7 @@ describe("fuzzing every procedure", () => {
         }
       }
     }
+    sdk.close();
     expect((await admin.audit.verify.query()).ok).toBe(true);
     expect(Object.prototype).not.toHaveProperty("polluted");
   });

@@ -3,6 +3,7 @@ import { request as httpRequest } from "node:http";
 import { io } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AGENT_KEY } from "./harness.ts";
+import { operatorClient } from "./clients.ts";
 import { callHttp, startTestServer, type TestServer } from "./server.ts";
 
 let test: TestServer;
@@ -73,6 +74,29 @@ describe("HTTP wire format", () => {
     );
     expect(response.status).toBe(400);
     expect(response.body.error.message).toMatch(/timeoutMs/);
+  });
+
+  it("wire: args null (LangGraph's interrupt(null)) is stored as the JSON value null, and comes back as null", async () => {
+    const { body } = await callHttp(test.url, "session.open", "mutation", {}, agent);
+    const begun = await callHttp(test.url, "request.begin", "mutation", { sessionId: body.result.data.sessionId, agent: "a" }, agent);
+    const requestId = begun.body.result.data.requestId;
+    const asked = await callHttp(test.url, "approval.request", "mutation", { requestId, tool: "t", args: null, idempotencyKey: "null-args" }, agent);
+    expect(asked.status).toBe(200);
+    expect(asked.body.result.data.status).toBe("PENDING");
+    const again = await callHttp(test.url, "approval.request", "mutation", { requestId, tool: "t", args: null, idempotencyKey: "null-args" }, agent);
+    expect(again.body.result.data.approvalId).toBe(asked.body.result.data.approvalId);
+    const admin = await operatorClient(test.url);
+    const shown = await admin.approval.get.query({ approvalId: asked.body.result.data.approvalId });
+    expect(shown).toMatchObject({ tool: "t", args: null });
+    // A rule's approval keeps null as the approved arguments too, and signs them.
+    await admin.policy.create.mutate({ name: "null args auto", match: { tool: "t-auto" }, outcome: "approve" });
+    const ruled = await callHttp(test.url, "approval.request", "mutation", { requestId, tool: "t-auto", args: null }, agent);
+    expect(ruled.body.result.data).toMatchObject({ status: "APPROVED", decision: { receipt: expect.any(String) } });
+    expect(await admin.approval.get.query({ approvalId: ruled.body.result.data.approvalId })).toMatchObject({ args: null, approvedArgs: null, status: "APPROVED" });
+    // No args at all is still a 400 that names the field.
+    const missing = await callHttp(test.url, "approval.request", "mutation", { requestId, tool: "t" }, agent);
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.message).toMatch(/args/);
   });
 
   it("wire: an unknown procedure is 404", async () => {
