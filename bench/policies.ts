@@ -91,6 +91,8 @@ export function evaluationMicros(): number {
     onTimeout: "reject",
     allowApproveOnTimeout: false,
     route: null,
+    riskLabel: null,
+    riskPaths: [],
   }));
   const set = compilePolicySet(rules);
   const facts = { agent: "bench-agent", tool: "send_email", agentKeyId: null, sessionId: null, sessionMetadata: null, args: { i: 1, to: "someone@example.com" } };

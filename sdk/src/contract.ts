@@ -41,12 +41,27 @@ export interface Execution {
   result?: unknown;
 }
 
+/**
+ * A tool's MCP annotations (MCP's ToolAnnotations), shown to the operator. Hints
+ * only: a missing one counts as MCP's default (destructive, not read-only), and
+ * they can make a call look riskier, never safer.
+ */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
 export interface ApprovalResult {
   approvalId: string;
   status: ApprovalStatus;
   decision?: Decision;
   gate?: ResolvedGate;
   execution?: Execution;
+  /** The annotations the request carried. */
+  annotations?: ToolAnnotations;
 }
 
 export interface ToolCallRecord {
@@ -150,6 +165,8 @@ export interface Contract {
       form?: { [key: string]: Json };
       /** Calls paused together (one framework turn) share a batch; the console shows them as a group. */
       batch?: string;
+      /** The tool's MCP annotations (an MCP server's tools/list declares them). */
+      annotations?: ToolAnnotations;
     };
     output: ApprovalResult;
   };

@@ -4,7 +4,7 @@
 // verifier of decision receipts.
 import { randomUUID } from "node:crypto";
 import { TRPCClientError } from "@trpc/client";
-import type { ApprovalResult, Decision, Json, Procedure, ProcedureInput } from "./contract.ts";
+import type { ApprovalResult, Decision, Json, Procedure, ProcedureInput, ToolAnnotations } from "./contract.ts";
 import { DecisionPush } from "./decision-push.ts";
 import { contractCaller } from "./transport.ts";
 import { Thread, type ThreadOptions } from "./thread.ts";
@@ -58,6 +58,8 @@ export interface GateOptions {
   externalId?: string;
   /** Markdown for the operator, shown before the arguments. */
   summary?: string;
+  /** The tool's MCP annotations (destructiveHint, readOnlyHint, ...), shown to the operator. */
+  annotations?: ToolAnnotations;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -175,6 +177,7 @@ export function createTollgate(options: TollgateOptions) {
       idempotencyKey,
       externalId: gateOptions.externalId,
       summary: gateOptions.summary,
+      annotations: gateOptions.annotations,
     });
     return settle(result, args, run);
   }

@@ -26,6 +26,17 @@ export const zGate = z.object({
   onTimeout: z.enum(["reject", "approve", "cancel"]),
 });
 
+/** A tool's MCP annotations (hints only): strict, so a misspelt hint is refused rather than lost. */
+export const zToolAnnotations = z
+  .object({
+    title: z.string().trim().min(1).max(200).optional(),
+    readOnlyHint: z.boolean().optional(),
+    destructiveHint: z.boolean().optional(),
+    idempotentHint: z.boolean().optional(),
+    openWorldHint: z.boolean().optional(),
+  })
+  .strict();
+
 export const zApprovalResult = z.object({
   approvalId: z.string(),
   status: zApprovalStatus,
@@ -34,4 +45,6 @@ export const zApprovalResult = z.object({
   gate: zGate.optional(),
   /** Set once the agent reported what ran (approval.reportExecution). */
   execution: z.object({ args: z.unknown(), result: z.unknown(), at: z.string() }).optional(),
+  /** The tool's MCP annotations, as the agent sent them with the request. */
+  annotations: zToolAnnotations.optional(),
 });

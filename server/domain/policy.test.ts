@@ -35,6 +35,8 @@ function rule(overrides: Partial<PolicyRule> & { id: string }): PolicyRule {
     onTimeout: "reject",
     allowApproveOnTimeout: false,
     route: null,
+    riskLabel: null,
+    riskPaths: [],
     ...overrides,
   };
 }

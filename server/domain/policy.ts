@@ -58,6 +58,9 @@ export interface PolicyRule {
   allowApproveOnTimeout: boolean;
   /** Who a person-deciding rule asks, its escalation and reminder. */
   route: Route | null;
+  /** What the console shows on a matched call: a risk label, and the argument paths ($.query) to highlight. */
+  riskLabel: string | null;
+  riskPaths: string[];
 }
 
 /** What is known about a call when approval.request evaluates it. */

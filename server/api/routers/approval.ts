@@ -11,7 +11,7 @@ import { claimExecution } from "../../services/approvals/claim-execution.ts";
 import { reportExecution } from "../../services/approvals/report-execution.ts";
 import { requestApproval } from "../../services/approvals/request-approval.ts";
 import { openAgentDecisionStream } from "../../services/decision-stream.ts";
-import { zAction, zApprovalResult, zApprovalStatus, zDecision } from "../outputs.ts";
+import { zAction, zApprovalResult, zApprovalStatus, zDecision, zToolAnnotations } from "../outputs.ts";
 import { zId, zJson, zName } from "../schemas.ts";
 import { zCondition } from "./policy.types.ts";
 import { agentProcedure, deciderProcedure, operatorProcedure, router } from "../trpc.ts";
@@ -50,6 +50,7 @@ export const approvalRouter = router({
         kind: z.enum(["tool", "question", "form"]).optional(),
         form: zJson(LIMITS.formBytes).optional(),
         batch: z.string().min(1).max(LIMITS.externalIdChars).optional(),
+        annotations: zToolAnnotations.optional(),
       }),
     )
     .output(zApprovalResult)

@@ -55,6 +55,8 @@ const zRuleFields = {
   priority: z.number().int().min(0).max(LAST_PRIORITY - 1).optional(),
   enabled: z.boolean().optional(),
   expiresAt: z.iso.datetime({ offset: true }).transform((value) => new Date(value)).nullish(),
+  riskLabel: z.string().trim().max(80, "must be at most 80 characters: a short label such as \"deletes customer data\"").nullish(),
+  riskPaths: z.array(z.string().min(2).max(500)).max(20, "at most 20 paths").optional(),
 };
 
 export const zPolicyInput = z.object({
@@ -98,6 +100,8 @@ export const zPolicyView = z.object({
   onTimeout: z.enum(["reject", "cancel"]),
   allowApproveOnTimeout: z.boolean(),
   route: zRoute.nullable(),
+  riskLabel: z.string().nullable(),
+  riskPaths: z.array(z.string()),
   remembered: z.boolean(),
   sourceApprovalId: z.string().nullable(),
   expiresAt: z.string().nullable(),

@@ -7,6 +7,7 @@ import type { ApprovalStatus, DecisionAction } from "../../domain/lifecycle.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { decisionPayload } from "./approval-views.ts";
 import { isAskedOf } from "../../domain/routing.ts";
+import type { ToolAnnotations } from "../../domain/risk.ts";
 
 export interface ApprovalListFilter {
   status?: ApprovalStatus | "DECIDED";
@@ -87,6 +88,7 @@ export function approvalItem(approval: ListedApproval, viewer?: Viewer, liveness
     executedAt: approval.executedAt?.toISOString() ?? null,
     executionDeviated: approval.executionDeviated,
     policy: approval.policyId ? { policyId: approval.policyId, name: approval.policyName, version: approval.policyVersion } : null,
+    annotations: (approval.toolAnnotations ?? null) as ToolAnnotations | null,
     decider: approval.deciderKind,
     requiredRole: approval.requiredRole,
     requiredApprovals: approval.requiredApprovals,

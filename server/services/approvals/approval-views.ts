@@ -2,6 +2,7 @@
 import type { Approval } from "../../db/generated/client.ts";
 import type { ApprovalStatus, StoredDecision } from "../../domain/lifecycle.ts";
 import type { DecisionPayload } from "../../events/bus.ts";
+import type { ToolAnnotations } from "../../domain/risk.ts";
 
 export interface ExecutionReport {
   args: unknown;
@@ -15,6 +16,7 @@ export interface ApprovalResult {
   decision?: DecisionPayload;
   gate?: ReturnType<typeof gateOf>;
   execution?: ExecutionReport;
+  annotations?: ToolAnnotations;
 }
 
 export function storedDecisionOf(approval: Approval): StoredDecision | null {
@@ -68,6 +70,7 @@ export function approvalResult(approval: Approval): ApprovalResult {
     ...(approval.executedAt
       ? { execution: { args: approval.executedArgs ?? null, result: approval.executionResult ?? null, at: approval.executedAt.toISOString() } }
       : {}),
+    ...(approval.toolAnnotations ? { annotations: approval.toolAnnotations as ToolAnnotations } : {}),
   };
 }
 

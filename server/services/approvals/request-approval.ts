@@ -22,6 +22,7 @@ import { gateFactsOf, type GateFacts, type GateFactsRow } from "./gate-facts-cac
 import { askOf, escalationDueAt, reminderDueAt, type Route } from "../../domain/routing.ts";
 import { publishChanges, transact, withRetries } from "../transaction.ts";
 import { approvalResult, type ApprovalResult } from "./approval-views.ts";
+import type { ToolAnnotations } from "../../domain/risk.ts";
 import { signReceipt } from "./finish-approval.ts";
 
 export interface RequestApprovalInput {
@@ -42,6 +43,8 @@ export interface RequestApprovalInput {
   form?: unknown;
   /** Calls paused together (one framework turn) share a batch. */
   batch?: string;
+  /** The tool's MCP annotations, as the agent's tool declares them. */
+  annotations?: ToolAnnotations;
 }
 
 /** The columns the gate sets: who may decide, how, by when, and who is asked. */
@@ -416,6 +419,9 @@ async function gate(
     policyId: rule?.id ?? null,
     policyName: rule?.name ?? null,
     policyVersion: rule?.version ?? null,
+    riskLabel: rule?.riskLabel ?? null,
+    riskPaths: rule?.riskPaths ?? [],
+    toolAnnotations: (input.annotations ?? null) as Approval["toolAnnotations"],
     createdAt: now,
   };
   const requested = { type: "approval.requested", data: { approvalId: asked.id, args: input.args, policy: rule?.name ?? null } };

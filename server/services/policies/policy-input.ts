@@ -21,6 +21,9 @@ export interface PolicyInput {
   priority?: number;
   enabled?: boolean;
   expiresAt?: Date | null;
+  /** Shown on the calls the rule matches: a risk label, and argument paths ($.query) to highlight. */
+  riskLabel?: string | null;
+  riskPaths?: string[];
 }
 
 /** The fields of a Policy row that an input sets (everything but ids, authorship and timestamps). */
@@ -40,6 +43,8 @@ export function ruleFields(input: PolicyInput) {
     route: input.route ? (input.route as Policy["route"]) : null,
     enabled: input.enabled ?? true,
     expiresAt: input.expiresAt ?? null,
+    riskLabel: input.riskLabel?.trim() || null,
+    riskPaths: input.riskPaths ? [...new Set(input.riskPaths)] : [],
   } satisfies Partial<Policy>;
 }
 

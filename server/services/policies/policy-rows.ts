@@ -2,7 +2,7 @@
 // written rule passes before it is stored.
 import type { Policy } from "../../db/generated/client.ts";
 import { DomainError } from "../../domain/errors.ts";
-import { compileRule, type PolicyMatch, type PolicyRule } from "../../domain/policy.ts";
+import { compileRule, parseJsonPath, type PolicyMatch, type PolicyRule } from "../../domain/policy.ts";
 import { routeProblem, type Route } from "../../domain/routing.ts";
 
 export function ruleOf(row: Policy): PolicyRule {
@@ -25,6 +25,8 @@ export function ruleOf(row: Policy): PolicyRule {
     onTimeout: row.onTimeout === "cancel" ? "cancel" : "reject",
     allowApproveOnTimeout: row.allowApproveOnTimeout,
     route: (row.route as Route | null) ?? null,
+    riskLabel: row.riskLabel,
+    riskPaths: row.riskPaths,
   };
 }
 
@@ -46,6 +48,8 @@ export function policyView(row: Policy) {
     onTimeout: row.onTimeout === "cancel" ? ("cancel" as const) : ("reject" as const),
     allowApproveOnTimeout: row.allowApproveOnTimeout,
     route: (row.route as Route | null) ?? null,
+    riskLabel: row.riskLabel,
+    riskPaths: row.riskPaths,
     remembered: row.sourceApprovalId !== null,
     sourceApprovalId: row.sourceApprovalId,
     expiresAt: row.expiresAt?.toISOString() ?? null,
@@ -63,6 +67,13 @@ export type PolicyView = ReturnType<typeof policyView>;
  */
 export function assertValidRule(rule: PolicyRule): void {
   compileRule(rule);
+  for (const path of rule.riskPaths) {
+    try {
+      parseJsonPath(path);
+    } catch (error) {
+      throw error instanceof DomainError ? new DomainError("BAD_INPUT", `riskPaths: ${error.message}`, { field: "riskPaths" }) : error;
+    }
+  }
   if (rule.outcome !== "require") {
     const stray = rule.approvers > 1 ? "approvers" : rule.timeoutMs !== null ? "timeoutMs" : rule.allowApproveOnTimeout ? "allowApproveOnTimeout" : null;
     if (stray) {
