@@ -326,6 +326,64 @@ describe("decision stream", () => {
   });
 });
 
+describe("answered from the decision's event", () => {
+  // A decision heard from another node: the row here still reads PENDING, so
+  // only an answer built from the event itself can say APPROVED.
+  const heardFromAnotherNode = (asked: { approvalId: string }, begun: { requestId: string; taskId: string; sessionId: string }, extra: object = {}) =>
+    app.deps.bus.publish(
+      "approval:decided",
+      {
+        workspaceId: app.workspaceId,
+        sessionId: begun.sessionId,
+        taskId: begun.taskId,
+        approvalId: asked.approvalId,
+        requestId: begun.requestId,
+        agentKeyId: null,
+        status: "APPROVED",
+        decision: { action: "approve", decidedBy: "ops@example.com", decidedAt: "2026-11-27T12:03:00.000Z", decider: "operator" },
+        ...extra,
+      },
+      "remote",
+    );
+
+  it("long-poll: a waiting approval.await answers with the event's decision and reads nothing after it; one that came without its decision reads the row", async () => {
+    const agent = agentCaller(app.deps);
+    const { sessionId } = await agent.session.open({});
+    const begun = await agent.request.begin({ sessionId, agent: "mailer" });
+    const asked = await agent.approval.request({ requestId: begun.requestId, tool: "send", args: {}, annotations: { destructiveHint: true } });
+
+    const waiting = agent.approval.await({ approvalId: asked.approvalId, timeoutMs: 30_000 });
+    await expect.poll(() => app.deps.waiters.size).toBe(1);
+    heardFromAnotherNode(asked, begun);
+    expect(await waiting).toEqual({
+      approvalId: asked.approvalId,
+      status: "APPROVED",
+      decision: { action: "approve", decidedBy: "ops@example.com", decidedAt: "2026-11-27T12:03:00.000Z", decider: "operator" },
+      annotations: { destructiveHint: true },
+    });
+
+    const again = agent.approval.await({ approvalId: asked.approvalId, timeoutMs: 30_000 });
+    await expect.poll(() => app.deps.waiters.size).toBe(1);
+    heardFromAnotherNode(asked, begun, { decision: null, decisionOmitted: true });
+    expect(await again).toMatchObject({ approvalId: asked.approvalId, status: "PENDING" });
+  });
+
+  it("stream: a live decision is yielded from its event; one that came without its decision is read (here still PENDING, so skipped)", async () => {
+    const { decisionStream } = await import("../server/services/decision-stream.ts");
+    const agent = agentCaller(app.deps);
+    const { sessionId } = await agent.session.open({});
+    const begun = await agent.request.begin({ sessionId, agent: "mailer" });
+    const asked = await agent.approval.request({ requestId: begun.requestId, tool: "send", args: {} });
+    const stream = decisionStream(app.deps, app.workspaceId, { requestId: begun.requestId }, AbortSignal.timeout(10_000));
+    // next() runs the stream up to its subscription; both events queue while the backlog is read.
+    const next = stream.next();
+    heardFromAnotherNode(asked, begun, { decision: null, decisionOmitted: true });
+    heardFromAnotherNode(asked, begun);
+    expect((await next).value).toEqual({ cursor: asked.approvalId, result: { approvalId: asked.approvalId, status: "APPROVED", decision: expect.objectContaining({ decidedBy: "ops@example.com" }) } });
+    await stream.return(undefined);
+  });
+});
+
 describe("cancel at scale", () => {
   it("cancel: a task tree with many pending approvals is canceled in one go, each approval audited and its caller resumed", async () => {
     const agent = agentCaller(app.deps);

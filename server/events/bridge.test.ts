@@ -46,13 +46,28 @@ describe("event bridge", () => {
     expect(onB).toEqual(["remote"]);
   });
 
-  it("leaves a request's arguments out when the event is too large for the channel, and drops what still does not fit", async () => {
+  it("leaves a request's arguments (or a decision) out when the event is too large for the channel, and drops what still does not fit", async () => {
     const { a, b } = await joined(600);
     const heard: unknown[] = [];
     b.on("approval:requested", (event) => heard.push(event));
     a.publish("approval:requested", requested({ body: "x".repeat(2_000) }));
     await Promise.resolve();
     expect(heard).toEqual([expect.objectContaining({ approvalId: "apr_1", args: null, argsOmitted: true })]);
+
+    const decided: unknown[] = [];
+    b.on("approval:decided", (event) => decided.push(event));
+    a.publish("approval:decided", {
+      workspaceId: "ws_1",
+      sessionId: "ses_1",
+      taskId: "tsk_1",
+      approvalId: "apr_1",
+      requestId: "req_1",
+      agentKeyId: null,
+      status: "APPROVED",
+      decision: { action: "edit", args: { body: "x".repeat(2_000) }, decidedBy: "ops@example.com", decidedAt: "2026-11-27T12:03:00.000Z" },
+    });
+    await Promise.resolve();
+    expect(decided).toEqual([expect.objectContaining({ approvalId: "apr_1", status: "APPROVED", decision: null, decisionOmitted: true })]);
 
     const states: unknown[] = [];
     b.on("session:updated", (event) => states.push(event));

@@ -3,9 +3,10 @@
 // decision streams, push to the sockets they hold (browsers and agents), drop
 // revoked sessions and keys, and re-arm their timers. It runs over Redis
 // pub/sub when REDIS_URL is set, else over PostgreSQL LISTEN/NOTIFY when the
-// nodes share a PostgreSQL server. Waking is only a hint: waiters always
-// re-read the database, so a message lost while a connection was down delays
-// but never corrupts.
+// nodes share a PostgreSQL server. Events are signals and clients read the
+// database again, with one exception: a decision's event carries the whole,
+// committed, write-once decision, so an agent's waiters are answered from it.
+// A message lost while a connection was down delays but never corrupts.
 import { randomUUID } from "node:crypto";
 import { log } from "../log.ts";
 import { BRIDGED_EVENTS, type EventBus, type EventName } from "./bus.ts";
@@ -28,16 +29,23 @@ export interface Bridge {
 }
 
 /**
- * The message, made to fit the transport: a request's arguments (the only
- * unbounded part of an event) are left out first, as every listener that needs
- * them reads the approval anyway. Null when it still does not fit.
+ * The message, made to fit the transport: the unbounded part of an event is
+ * left out first (a request's arguments, or a decision with its edited
+ * arguments and message), marked as omitted, as every listener that needs it
+ * then reads the approval. Null when it still does not fit.
  */
 function fitted(transport: BridgeTransport, message: string, parts: { from: string; seq: number; name: EventName; payload: unknown }): string | null {
   const limit = transport.maxMessageBytes;
   if (!limit || Buffer.byteLength(message) <= limit) return message;
   const payload = parts.payload as Record<string, unknown>;
-  if (!("args" in payload)) return null;
-  const smaller = JSON.stringify({ ...parts, payload: { ...payload, args: null, argsOmitted: true } });
+  const slimmed =
+    "args" in payload
+      ? { ...payload, args: null, argsOmitted: true }
+      : parts.name === "approval:decided"
+        ? { ...payload, decision: null, decisionOmitted: true }
+        : null;
+  if (!slimmed) return null;
+  const smaller = JSON.stringify({ ...parts, payload: slimmed });
   return Buffer.byteLength(smaller) <= limit ? smaller : null;
 }
 

@@ -1,5 +1,7 @@
 // The typed in-process event bus. Services publish after their transaction
-// commits; the socket layer and waiting long-polls subscribe.
+// commits; the socket layer and waiting long-polls subscribe. Events are
+// signals (the console reads again), except "approval:decided": its decision
+// is the committed row's own, so agents' waiters answer from it unread.
 import { EventEmitter } from "node:events";
 
 export type RunStatusName = "RUNNING" | "PAUSED" | "COMPLETED" | "FAILED" | "CANCELED";
@@ -52,6 +54,11 @@ export interface TollgateEvents {
     agentKeyId: string | null;
     status: ApprovalStatusName;
     decision: DecisionPayload | null;
+    /**
+     * Set by the link between nodes when the decision did not fit its message:
+     * whoever answers the agent reads the approval instead.
+     */
+    decisionOmitted?: true;
     /** When the agent asked (for time-to-decision). */
     requestedAt?: string;
   };

@@ -105,7 +105,9 @@ export async function attachRealtime(httpServer: HttpServer, deps: ServiceDeps, 
 
   // The decision itself, pushed to the key that asked (the payload is what approval.await answers).
   const unsubscribeDecisions = deps.bus.on("approval:decided", (event) => {
-    if (!event.agentKeyId) return;
+    // A decision too large for the link between nodes is not pushed from here:
+    // the SDK's own reads find it, as they would a push lost in transit.
+    if (!event.agentKeyId || event.decisionOmitted) return;
     const result = { approvalId: event.approvalId, status: event.status, ...(event.decision ? { decision: event.decision } : {}) };
     io.to(rooms.agentKey(event.agentKeyId)).emit("decision", result);
     deps.metrics?.countPush("socket");

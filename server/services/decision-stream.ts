@@ -4,7 +4,8 @@
 // dropped; the client de-duplicates by approval id (invariant 6).
 import { DomainError, notFound } from "../domain/errors.ts";
 import type { AgentPrincipal } from "../domain/principal.ts";
-import { approvalResult, type ApprovalResult } from "./approvals/approval-views.ts";
+import type { DecidedEvent } from "../events/waiters.ts";
+import { approvalResult, approvalResultFromEvent, type ApprovalResult } from "./approvals/approval-views.ts";
 import { findRequest, findTask } from "./authority.ts";
 import type { ServiceDeps } from "./deps.ts";
 
@@ -60,13 +61,13 @@ export async function* decisionStream(
   signal: AbortSignal | undefined,
 ): AsyncGenerator<{ cursor: string; result: ApprovalResult }> {
   // Subscribe before reading the backlog; everything published from now on is queued.
-  const queue: string[] = [];
+  const queue: DecidedEvent[] = [];
   let wake: (() => void) | undefined;
   const unsubscribe = deps.bus.on("approval:decided", (event) => {
     if (event.workspaceId !== workspaceId) return;
     if (filter.requestId && event.requestId !== filter.requestId) return;
     if (filter.taskId && event.taskId !== filter.taskId) return;
-    queue.push(event.approvalId);
+    queue.push(event);
     wake?.();
   });
   const stop = AbortSignal.any([signal ?? new AbortController().signal, deps.shutdown]);
@@ -98,18 +99,23 @@ export async function* decisionStream(
       yield { cursor: approval.id, result: approvalResult(approval) };
     }
     while (!stop.aborted) {
-      const approvalId = queue.shift();
-      if (approvalId === undefined) {
+      const event = queue.shift();
+      if (event === undefined) {
         await new Promise<void>((resolve) => (wake = resolve));
         wake = undefined;
         continue;
       }
-      if (sent.has(approvalId)) continue;
-      const approval = await deps.prisma.approval.findUnique({ where: { id: approvalId } });
-      if (!approval || approval.status === "PENDING") continue;
-      sent.add(approval.id);
+      if (sent.has(event.approvalId)) continue;
+      // The event carries the whole decision; only one that came without it is read again.
+      let result = approvalResultFromEvent(event);
+      if (!result) {
+        const approval = await deps.prisma.approval.findUnique({ where: { id: event.approvalId } });
+        if (!approval || approval.status === "PENDING") continue;
+        result = approvalResult(approval);
+      }
+      sent.add(event.approvalId);
       deps.metrics?.countPush("stream");
-      yield { cursor: approval.id, result: approvalResult(approval) };
+      yield { cursor: event.approvalId, result };
     }
   } finally {
     stop.removeEventListener("abort", onStop);

@@ -1,7 +1,7 @@
 // How approvals and their decisions look on the wire.
 import type { Approval } from "../../db/generated/client.ts";
 import type { ApprovalStatus, StoredDecision } from "../../domain/lifecycle.ts";
-import type { DecisionPayload } from "../../events/bus.ts";
+import type { DecisionPayload, TollgateEvents } from "../../events/bus.ts";
 import type { ToolAnnotations } from "../../domain/risk.ts";
 
 export interface ExecutionReport {
@@ -74,3 +74,21 @@ export function approvalResult(approval: Approval): ApprovalResult {
   };
 }
 
+
+/**
+ * A decided approval as its waiters are answered, built from the decision's
+ * event (and the row read before the wait, when there is one, for what the
+ * agent sent with its ask): the event carries the whole decision
+ * (decisionPayload of the committed row), so no second read is needed. Null
+ * when the event came without its decision (too large for the link between
+ * nodes): read the row then.
+ */
+export function approvalResultFromEvent(event: TollgateEvents["approval:decided"], askedRow?: Approval): ApprovalResult | null {
+  if (event.decisionOmitted || event.status === "PENDING") return null;
+  return {
+    approvalId: event.approvalId,
+    status: event.status,
+    ...(event.decision ? { decision: event.decision } : {}),
+    ...(askedRow?.toolAnnotations ? { annotations: askedRow.toolAnnotations as ToolAnnotations } : {}),
+  };
+}

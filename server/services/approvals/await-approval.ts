@@ -3,7 +3,7 @@ import { notFound } from "../../domain/errors.ts";
 import type { AgentPrincipal } from "../../domain/principal.ts";
 import { findApproval } from "../authority.ts";
 import type { ServiceDeps } from "../deps.ts";
-import { approvalResult, type ApprovalResult } from "./approval-views.ts";
+import { approvalResult, approvalResultFromEvent, type ApprovalResult } from "./approval-views.ts";
 
 /**
  * Records that an agent is waiting for this decision. Written at most every
@@ -18,7 +18,10 @@ async function markAgentWaiting(deps: ServiceDeps, approvalId: string, seenAt: D
 /**
  * Long-poll: answers at once when the approval is decided, else the moment its
  * decision commits on this node (or arrives from another), else after
- * `timeoutMs` with the still-pending status.
+ * `timeoutMs` with the still-pending status. The decision's event carries the
+ * whole decision, so it is answered from the event, as the SDK's held socket
+ * is; only an event that came without it (too large for the link between
+ * nodes) or a timeout reads the row again.
  */
 export async function awaitApproval(
   deps: ServiceDeps,
@@ -32,7 +35,12 @@ export async function awaitApproval(
     if (!approval) throw notFound("approval", approvalId);
     if (approval.status !== "PENDING") return approvalResult(approval);
     await markAgentWaiting(deps, approval.id, approval.agentSeenAt);
-    if ((await woken.promise) === "decided") deps.metrics?.countPush("long-poll");
+    const outcome = await woken.promise;
+    if (outcome.reason === "decided") {
+      deps.metrics?.countPush("long-poll");
+      const answer = approvalResultFromEvent(outcome.event, approval);
+      if (answer) return answer;
+    }
     const current = await deps.prisma.approval.findUniqueOrThrow({ where: { id: approvalId } });
     return approvalResult(current);
   } finally {
