@@ -24,7 +24,7 @@ function runPython(args: string[]): { done: Promise<{ code: number | null; stdou
 }
 
 describe("Python client", () => {
-  it("its unit tests pass (webhook signatures)", () => {
+  it("its unit tests pass (webhook signatures, the kept-alive transport)", () => {
     const result = spawnSync("python3", ["-m", "unittest", "discover", "-s", "clients/python/tests"], { encoding: "utf8" });
     expect(result.status, result.stderr).toBe(0);
     expect(result.stderr).toMatch(/Ran \d+ tests[\s\S]*OK/);

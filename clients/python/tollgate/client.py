@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import http.client
 import json
+import threading
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 import uuid
 from typing import Any, Callable, Optional
 
@@ -34,43 +34,96 @@ class ApprovalRejected(Exception):
 
 
 class Tollgate:
-    """An agent service's connection to Tollgate, authenticated by its agent key."""
+    """An agent service's connection to Tollgate, authenticated by its agent key.
+
+    Each thread keeps one HTTP/1.1 connection open between calls (keep-alive),
+    so a call costs no TCP handshake; a connection the server or a proxy closed
+    meanwhile is opened again and the call sent once more.
+    """
 
     def __init__(self, url: str, api_key: str, timeout_seconds: float = 70.0):
-        self.base = url.rstrip("/") + "/api/trpc/"
+        parsed = urllib.parse.urlsplit(url.rstrip("/"))
+        if parsed.scheme not in ("http", "https") or not parsed.hostname:
+            raise ValueError(f"Tollgate URL must be http(s)://host[:port], got {url!r}")
+        self._scheme = parsed.scheme
+        self._netloc = parsed.netloc
+        self._base_path = parsed.path + "/api/trpc/"
         self.api_key = api_key
         self.timeout_seconds = timeout_seconds
+        self._local = threading.local()
 
     # -- transport ---------------------------------------------------------
 
+    def _connection(self) -> http.client.HTTPConnection:
+        connection = getattr(self._local, "connection", None)
+        if connection is None:
+            kind = http.client.HTTPSConnection if self._scheme == "https" else http.client.HTTPConnection
+            connection = kind(self._netloc, timeout=self.timeout_seconds)
+            self._local.connection = connection
+        return connection
+
+    def _drop_connection(self) -> None:
+        connection = getattr(self._local, "connection", None)
+        self._local.connection = None
+        if connection is not None:
+            connection.close()
+
+    def close(self) -> None:
+        """Closes this thread's connection (the next call opens another)."""
+        self._drop_connection()
+
+    def _exchange(self, method: str, target: str, body: Optional[bytes]) -> "tuple[int, bytes]":
+        headers = {"authorization": f"Bearer {self.api_key}", "accept": "application/json"}
+        if body is not None:
+            headers["content-type"] = "application/json"
+        # A kept-alive connection the other side closed while idle fails on
+        # first use: that is no network error of this call, so it is sent once
+        # more on a new connection straight away.
+        for reused in (True, False):
+            connection = self._connection()
+            fresh = connection.sock is None
+            try:
+                connection.request(method, target, body=body, headers=headers)
+                response = connection.getresponse()
+                data = response.read()
+            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+                self._drop_connection()
+                if reused and not fresh:
+                    continue
+                raise
+            except BaseException:
+                self._drop_connection()
+                raise
+            if response.will_close:
+                self._drop_connection()
+            return response.status, data
+        raise AssertionError("unreachable")
+
     def _call(self, path: str, payload: dict, query: bool = False) -> Any:
-        body = json.dumps(payload).encode("utf-8")
         if query:
-            url = self.base + path + "?input=" + urllib.parse.quote(json.dumps(payload))
-            request = urllib.request.Request(url, method="GET")
+            method, target, body = "GET", self._base_path + path + "?input=" + urllib.parse.quote(json.dumps(payload)), None
         else:
-            request = urllib.request.Request(self.base + path, data=body, method="POST")
-            request.add_header("content-type", "application/json")
-        request.add_header("authorization", f"Bearer {self.api_key}")
+            method, target, body = "POST", self._base_path + path, json.dumps(payload).encode("utf-8")
         for attempt in range(NETWORK_RETRIES + 1):
             try:
-                with urllib.request.urlopen(request, timeout=self.timeout_seconds) as response:
-                    return json.loads(response.read())["result"]["data"]
-            except urllib.error.HTTPError as error:
-                answer = _json_or_none(error.read())
-                problem = (answer or {}).get("error") if isinstance(answer, dict) else None
-                if problem is None:
-                    # Not an answer from Tollgate (a proxy's 502 while a node restarts): try again.
-                    if attempt < NETWORK_RETRIES and error.code in (502, 503, 504):
-                        time.sleep(min(0.2 * 2**attempt, 5))
-                        continue
-                    raise TollgateError(f"{path}: HTTP {error.code}", None, error.code) from None
-                data = problem.get("data") or {}
-                raise TollgateError(problem.get("message", f"{path} failed"), data.get("code"), error.code) from None
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                status, raw = self._exchange(method, target, body)
+            except (OSError, http.client.HTTPException):
                 if attempt >= NETWORK_RETRIES:
                     raise
                 time.sleep(min(0.2 * 2**attempt, 5))
+                continue
+            if status < 300:
+                return json.loads(raw)["result"]["data"]
+            answer = _json_or_none(raw)
+            problem = answer.get("error") if isinstance(answer, dict) else None
+            if problem is None:
+                # Not an answer from Tollgate (a proxy's 502 while a node restarts): try again.
+                if attempt < NETWORK_RETRIES and status in (502, 503, 504):
+                    time.sleep(min(0.2 * 2**attempt, 5))
+                    continue
+                raise TollgateError(f"{path}: HTTP {status}", None, status)
+            data = problem.get("data") or {}
+            raise TollgateError(problem.get("message", f"{path} failed"), data.get("code"), status)
         raise AssertionError("unreachable")
 
     # -- sessions and requests ----------------------------------------------
