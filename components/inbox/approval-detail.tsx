@@ -157,6 +157,19 @@ function NoAgentWaiting({ approval, canCancel }: { approval: ApprovalItem; canCa
   );
 }
 
+/** A durable run's approval with no process waiting: the decision is applied when its agent starts again, so nothing to cancel. */
+function ParkedRun({ approval }: { approval: ApprovalItem }) {
+  return (
+    <div role="status" data-testid="run-parked" className="space-y-1 rounded border border-sky-300 bg-sky-50 p-3 text-sm text-sky-950">
+      <p className="font-semibold">Parked: no process is waiting, but the run continues when its agent starts again.</p>
+      <p className="text-xs">
+        Run <span className="font-mono">{approval.runId}</span> is durable: last seen {formatTime(approval.agentSeenAt)}. A decision made now is applied when the
+        run is continued.
+      </p>
+    </div>
+  );
+}
+
 const isEmptyArgs = (args: unknown) => args === null || (typeof args === "object" && Object.keys(args as object).length === 0);
 
 /**
@@ -263,6 +276,13 @@ export const ApprovalDetail = forwardRef<
       <DecisionBanner approval={approval} myEmail={operator.email} />
       {!pending ? <UnsentDraft approvalId={approval.approvalId} /> : null}
       {approval.agentWaiting === "gone" ? <NoAgentWaiting approval={approval} canCancel={canDecide(operator)} /> : null}
+      {approval.agentWaiting === "parked" ? <ParkedRun approval={approval} /> : null}
+      {approval.executionUnknown ? (
+        <p role="alert" data-testid="execution-unknown" className="rounded border-2 border-red-500 bg-red-50 p-3 text-sm font-semibold text-red-900">
+          Claimed by a process that stopped ({formatTime(approval.executionClaimedAt!)}); outcome unknown. The tool may or may not have run, and it is not run
+          again automatically.
+        </p>
+      ) : null}
       {approval.executionDeviated ? (
         <p role="alert" data-testid="execution-deviation" className="rounded border-2 border-red-500 bg-red-50 p-3 text-sm font-semibold text-red-900">
           The agent ran this tool with arguments other than those approved

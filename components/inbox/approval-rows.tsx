@@ -76,6 +76,11 @@ function ToolAndAgent({ approval, sessionLabel }: { approval: RowProps["approval
             no agent waiting
           </span>
         ) : null}
+        {approval.agentWaiting === "parked" ? (
+          <span data-testid="run-parked-tag" title="No process waits now; the durable run continues with the decision when its agent starts again" className="shrink-0 rounded bg-sky-100 px-1.5 text-[11px] font-medium text-sky-900">
+            parked
+          </span>
+        ) : null}
         {approval.askedOfYou && approval.status === "PENDING" ? (
           <span data-testid="asked-of-you" className="shrink-0 rounded bg-sky-100 px-1.5 text-[11px] font-medium text-sky-900">
             asked of you

@@ -130,6 +130,29 @@ export interface Contract {
       approvals: (ApprovalResult & { tool: string; externalId: string | null })[];
     };
   };
+  "run.begin": {
+    kind: "mutation";
+    input: {
+      /** The application's id of the run (its thread, conversation or job id), scoped to the agent key. */
+      runId: string;
+      /** The process that drives the run (the client's replicaId). */
+      holder: string;
+      sessionId: string;
+      agent: string;
+      kind?: "agent" | "orchestrator";
+      taskId?: string;
+      parentRequestId?: string;
+      input?: Json;
+      resumeUrl?: string;
+      framework?: string;
+    };
+    output: { runId: string; sessionId: string; taskId: string; requestId: string; continued: boolean; state: string | null; leaseExpiresAt: string };
+  };
+  "run.hold": {
+    kind: "mutation";
+    input: { runId: string; holder: string; state?: string | null };
+    output: { runId: string; leaseExpiresAt: string };
+  };
   "request.complete": { kind: "mutation"; input: { requestId: string; output?: Json }; output: { requestId: string; status: RequestStatus } };
   "request.fail": {
     kind: "mutation";

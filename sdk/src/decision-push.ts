@@ -21,11 +21,12 @@ export class DecisionPush {
   readonly #waiters = new Map<string, Set<(pushed: PushedDecision | null) => void>>();
   readonly #recent = new Map<string, PushedDecision>();
 
-  constructor(url: string, agentKey: string) {
+  /** `holder` names this process: when its connection closes, the durable runs it drove may be taken over at once. */
+  constructor(url: string, agentKey: string, holder: string) {
     this.#socket = io(url, {
       path: "/socket.io",
       transports: ["websocket"],
-      auth: { agentKey },
+      auth: { agentKey, holder },
       // The held connection alone must not keep a finished agent process alive.
       autoUnref: true,
     });

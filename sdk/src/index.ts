@@ -6,12 +6,14 @@ import { randomUUID } from "node:crypto";
 import { TRPCClientError } from "@trpc/client";
 import type { ApprovalResult, Decision, Json, Procedure, ProcedureInput, ToolAnnotations } from "./contract.ts";
 import { DecisionPush } from "./decision-push.ts";
+import { RunDrivenElsewhereError } from "./durable-run.ts";
 import { contractCaller } from "./transport.ts";
 import { Thread, type ThreadOptions } from "./thread.ts";
 
 export * from "./contract.ts";
 export * from "./thread.ts";
 export * from "./receipts.ts";
+export * from "./durable-run.ts";
 export { verifyWebhook, SIGNATURE_HEADER, DELIVERY_HEADER } from "./webhook-signature.ts";
 
 export interface TollgateOptions {
@@ -62,6 +64,9 @@ export interface GateOptions {
   annotations?: ToolAnnotations;
 }
 
+/** How often the process driving a durable run renews its lease (the server's lease lasts 30 s). */
+const RUN_LEASE_RENEW_MS = 10_000;
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function isNetworkError(error: unknown): boolean {
@@ -93,7 +98,7 @@ export function createTollgate(options: TollgateOptions) {
   // is sent (a decision is pushed only to a connection made before it), so one
   // opened by the first ask would hold that ask back; with many agents starting
   // at once, until after all their begins.
-  const held = options.push === false ? null : new DecisionPush(options.url.replace(/\/$/, ""), options.apiKey);
+  const held = options.push === false ? null : new DecisionPush(options.url.replace(/\/$/, ""), options.apiKey, replicaId);
 
   /**
    * Waits until the approval is decided, expired or canceled. With the held
@@ -226,6 +231,60 @@ export function createTollgate(options: TollgateOptions) {
     return { outcome: "executed", approvalId, result: value, args, edited, decision, alreadyExecuted: false };
   }
 
+  /**
+   * Begins the durable run `runId`, or continues it: when the key already has
+   * a request in progress under that id (begun by a process that may have
+   * died since), the handle is on that request, `continued` is true and
+   * `state` is what was kept with `save`. This process holds the run's lease,
+   * renewed while it lives, until the request ends; another live process with
+   * the same runId gets RunDrivenElsewhereError.
+   */
+  async function beginRun(input: Omit<ProcedureInput<"run.begin">, "holder">) {
+    let begun;
+    try {
+      begun = await withRetry(() => call("run.begin", { ...input, holder: replicaId }));
+    } catch (error) {
+      if (error instanceof TRPCClientError && error.data?.code === "CONFLICT") throw new RunDrivenElsewhereError(input.runId, error.message);
+      throw error;
+    }
+    const { runId, continued, state, ...ids } = begun;
+    const request = handle(ids);
+    let takenOver: RunDrivenElsewhereError | undefined;
+    const hold = async (stateToKeep?: string | null) => {
+      if (takenOver) throw takenOver;
+      try {
+        await withRetry(() => call("run.hold", { runId, holder: replicaId, ...(stateToKeep === undefined ? {} : { state: stateToKeep }) }));
+      } catch (error) {
+        if (error instanceof TRPCClientError && error.data?.code === "CONFLICT") throw (takenOver = new RunDrivenElsewhereError(runId, error.message));
+        throw error;
+      }
+    };
+    // Renewed well within the lease; unreferenced, so it never keeps a finished process alive.
+    const renewal = setInterval(() => void hold().catch(() => undefined), RUN_LEASE_RENEW_MS);
+    renewal.unref();
+    const stop = () => clearInterval(renewal);
+    return {
+      ...request,
+      runId,
+      continued,
+      state,
+      /** Keeps what the adapter needs to continue (sealed at rest; forgotten when the request ends). */
+      save: (stateToKeep: string | null) => hold(stateToKeep),
+      /** Confirms this process still drives the run: throws RunDrivenElsewhereError once another has taken it over. */
+      hold: () => hold(),
+      complete: async (output?: unknown) => {
+        stop();
+        return request.complete(output);
+      },
+      fail: async (error: { message: string; code?: string }) => {
+        stop();
+        return request.fail(error);
+      },
+      /** Stops renewing the lease without ending the run (its request stays in progress for the next process). */
+      stop,
+    };
+  }
+
   return {
     /** One call of the agent API, typed by the contract, retried on network errors. */
     call: <P extends Procedure>(path: P, input: ProcedureInput<P>) => withRetry(() => call(path, input)),
@@ -240,6 +299,9 @@ export function createTollgate(options: TollgateOptions) {
     },
     /** A handle on a request begun elsewhere (e.g. from a webhook). */
     request: handle,
+    beginRun: (input: Omit<ProcedureInput<"run.begin">, "holder">) => beginRun(input),
+    /** This process's name in execution claims and durable runs' leases. */
+    replicaId,
     /** A task's thread for one request; call end() at the end of the request (or use handle.thread). */
     thread: (taskId: string, requestId: string, threadOptions?: ThreadOptions) => new Thread({ call, withRetry }, taskId, requestId, threadOptions),
     ask,

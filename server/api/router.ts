@@ -7,6 +7,7 @@ import { notificationRouter } from "./routers/notification.ts";
 import { policyRouter } from "./routers/policy.ts";
 import { receiptsRouter } from "./routers/receipts.ts";
 import { requestRouter } from "./routers/request.ts";
+import { runRouter } from "./routers/run.ts";
 import { sessionRouter } from "./routers/session.ts";
 import { stateRouter } from "./routers/state.ts";
 import { taskRouter } from "./routers/task.ts";
@@ -18,6 +19,7 @@ export const appRouter = router({
   auth: authRouter,
   session: sessionRouter,
   request: requestRouter,
+  run: runRouter,
   approval: approvalRouter,
   task: taskRouter,
   audit: auditRouter,

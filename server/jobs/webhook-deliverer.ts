@@ -53,6 +53,8 @@ export class WebhookDeliverer {
           type: "approval.decided",
           deliveryId: delivery.id,
           requestId: delivery.approval.requestId,
+          // A durable run's id, so the deployment can start the run's continuation itself.
+          ...(delivery.approval.request.runId ? { runId: delivery.approval.request.runId } : {}),
           ...approvalResult(delivery.approval),
         });
         const sent = secret ? await this.send(delivery.url, delivery.id, secret, body, delivery.approval.request.traceparent) : { ok: false as const, error: agentKey ? "the agent key's webhook secret cannot be opened with this server's TOLLGATE_SECRET" : "the request has no agent key to sign with", refused: true };

@@ -11,6 +11,7 @@ import { EVENT_NAMES, type TollgateEvents } from "../events/bus.ts";
 import { SESSION_COOKIE } from "../api/trpc.ts";
 import { authenticateAgent, authenticateOperator } from "../services/auth.ts";
 import type { ServiceDeps } from "../services/deps.ts";
+import { releaseRunsOf } from "../services/runs/run-state.ts";
 import { rooms } from "./rooms.ts";
 import { API_SECURITY_HEADERS } from "../http-security.ts";
 
@@ -70,8 +71,19 @@ export async function attachRealtime(httpServer: HttpServer, deps: ServiceDeps, 
     deps.metrics?.countHeldConnection(holder, 1);
     socket.on("disconnect", () => deps.metrics?.countHeldConnection(holder, -1));
     if (socket.data.agent) {
+      const agent = socket.data.agent as AgentPrincipal;
       // Only its own decisions: never a workspace room, which carries everyone's events.
-      void socket.join(rooms.agentKey((socket.data.agent as AgentPrincipal).agentKeyId));
+      void socket.join(rooms.agentKey(agent.agentKeyId));
+      // The process that held this connection has gone (or lost its link): the
+      // durable runs it drove may be taken over at once, not after their lease.
+      const runHolder = typeof socket.handshake.auth?.holder === "string" ? socket.handshake.auth.holder : undefined;
+      // Not when this server closed it: the agent lives on and connects to another node.
+      if (runHolder) {
+        socket.on("disconnect", (reason) => {
+          if (reason === "server shutting down" || reason === "server namespace disconnect") return;
+          void releaseRunsOf(deps, agent.agentKeyId, runHolder).catch(() => undefined);
+        });
+      }
       return;
     }
     const operator = socket.data.operator as OperatorPrincipal;

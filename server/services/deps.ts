@@ -66,6 +66,8 @@ export interface ServiceDeps {
   webhookSecrets: SecretBox;
   /** Seals the notification channels' URLs and signing secrets. */
   channelSecrets: SecretBox;
+  /** Seals what an adapter keeps to continue a durable run (its framework's run state). */
+  runStates: SecretBox;
   /** How long after an agent was last seen waiting an approval counts as having no one waiting. */
   agentLivenessMs: number;
   /** The console's base URL, for links in notifications. */
@@ -125,6 +127,7 @@ export function createServiceDeps(
     ...(options.mailer ? { mailer: options.mailer } : {}),
     channelSecrets: new SecretBox(secret, "notification channel secrets v1"),
     webhookSecrets: new SecretBox(secret, "agent key webhook secrets v1"),
+    runStates: new SecretBox(secret, "durable run states v1"),
     publicUrl: options.publicUrl ?? (() => "http://localhost:3000"),
     agentLivenessMs: options.agentLivenessMs ?? 90_000,
     shutdown: options.shutdown ?? new AbortController().signal,

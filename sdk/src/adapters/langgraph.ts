@@ -18,15 +18,19 @@
 // An interrupt raised inside a subgraph is asked on a request of that subgraph,
 // begun under the run's request, so the console shows where in the graph it
 // paused.
-import { Command, INTERRUPT } from "@langchain/langgraph";
+import { Command, INTERRUPT, MemorySaver } from "@langchain/langgraph";
 import type { ApprovalResult, DecisionAction, Json } from "../contract.ts";
 import { clip, SUMMARY_CHARS } from "./text.ts";
+import { RunDrivenElsewhereError } from "../durable-run.ts";
 import type { RequestHandle, Tollgate } from "../index.ts";
 
 /** What the adapter needs of a compiled graph (a `CompiledStateGraph`, a LangChain agent). */
 export interface InterruptibleGraph {
   invoke(input: unknown, config?: RunConfig): Promise<unknown>;
   getState(config: RunConfig, options?: { subgraphs?: boolean }): Promise<unknown>;
+  /** A compiled graph's checkpointer (a LangChain agent's is on its `graph`). */
+  checkpointer?: unknown;
+  graph?: { checkpointer?: unknown };
 }
 
 export interface RunConfig {
@@ -44,6 +48,13 @@ export interface LangGraphRunOptions {
   kind?: "agent" | "orchestrator";
   /** Markdown shown to the operator on every approval of this run (else each interrupt's own description). */
   summary?: string;
+  /**
+   * The durable run's id (defaults to `configurable.thread_id` when the graph's
+   * checkpointer is durable): a process started again with it continues the
+   * run from the checkpoint's pending interrupts, without asking again. Refused
+   * with MemorySaver, whose checkpoints die with the process. `false`: no durable run.
+   */
+  runId?: string | false;
 }
 
 export interface LangGraphRunResult<T = unknown> {
@@ -81,6 +92,41 @@ interface Outcome {
   message?: string;
 }
 
+/** What a raw `interrupt({tool, args})` resumes with: the decision, and the approval it came from. */
+export interface ToolDecision extends Outcome {
+  approvalId: string;
+}
+
+export type RunApproved<T> =
+  | { ran: true; result: T }
+  /** Not run here: rejected, or another process claimed the run (and may or may not have run it: Tollgate says). */
+  | { ran: false; reason: "not approved" | "claimed by another process" ; result?: T };
+
+/**
+ * Runs an approved tool inside a graph's node at most once per approval, in
+ * any process: it takes the approval's execution claim first and reports what
+ * ran after, so the console shows it. A process that died between the two
+ * leaves the claim, and the tool is not run again (the console says the
+ * outcome is unknown). The approval's id is passed to the tool as an
+ * idempotency key, for tools that accept one.
+ */
+export async function runApproved<T>(
+  tollgate: Tollgate,
+  decision: ToolDecision,
+  tool: (args: unknown, context: { idempotencyKey: string }) => Promise<T> | T,
+): Promise<RunApproved<T>> {
+  if (decision.action !== "approve" && decision.action !== "edit") return { ran: false, reason: "not approved" };
+  const { approvalId } = decision;
+  const claimKey = `${tollgate.replicaId}:${approvalId}`;
+  const claim = await tollgate.call("approval.claimExecution", { approvalId, claimKey });
+  if (!claim.granted) {
+    return claim.execution ? { ran: false, reason: "claimed by another process", result: claim.execution.result as T } : { ran: false, reason: "claimed by another process" };
+  }
+  const result = await tool(decision.args, { idempotencyKey: approvalId });
+  await tollgate.call("approval.reportExecution", { approvalId, executedArgs: decision.args as Json, result: (result ?? null) as Json, claimKey });
+  return { ran: true, result };
+}
+
 /**
  * Runs the graph on `input` until it ends, asking Tollgate about every
  * interrupt on the way. The run is one Tollgate request (its `resumeToken` is
@@ -97,17 +143,21 @@ export async function runWithApprovals<T = unknown>(
     throw new TypeError("runWithApprovals needs config.configurable.thread_id: interrupts resume from the graph's checkpoint of that thread");
   }
   const { tollgate } = options;
-  const root = await tollgate.begin({
+  const runId = durableRunId(graph, threadId, options.runId);
+  const begin = {
     sessionId: options.sessionId,
     agent: options.agent,
     kind: options.kind,
     parentRequestId: options.parentRequestId,
     framework: "langgraph",
-    resumeToken: threadId,
-  });
+  };
+  const run = runId ? await tollgate.beginRun({ ...begin, runId }) : null;
+  const root = run ?? (await tollgate.begin({ ...begin, resumeToken: threadId }));
   let asked = 0;
   try {
-    let result = await graph.invoke(input, config);
+    // A continued run picks up where the checkpoint stands: its pending
+    // interrupts are the ones already asked (found again by interrupt id).
+    let result = run?.continued ? await fromCheckpoint(graph, config) : await graph.invoke(input, config);
     for (;;) {
       const interrupts = interruptsOf(result);
       if (interrupts.length === 0) {
@@ -124,7 +174,7 @@ export async function runWithApprovals<T = unknown>(
         let child = children.get(subgraph);
         if (!child) {
           child = tollgate.begin({
-            sessionId: options.sessionId,
+            sessionId: root.sessionId,
             agent: subgraph,
             parentRequestId: root.requestId,
             framework: "langgraph",
@@ -145,14 +195,45 @@ export async function runWithApprovals<T = unknown>(
           return [interrupt.id, translation.resume(results)] as const;
         }),
       );
+      // Only the process that still drives the run resumes the graph.
+      await run?.hold();
       result = await graph.invoke(new Command({ resume: Object.fromEntries(resumes) }), config);
       // The subgraphs' requests end once the graph has moved past their interrupts.
       for (const child of children.values()) await (await child).complete();
     }
   } catch (error) {
-    await root.fail({ message: error instanceof Error ? error.message : String(error), code: "LANGGRAPH_ERROR" }).catch(() => undefined);
+    run?.stop();
+    // A run another process has taken over is that process's to end.
+    if (!(error instanceof RunDrivenElsewhereError)) {
+      await root.fail({ message: error instanceof Error ? error.message : String(error), code: "LANGGRAPH_ERROR" }).catch(() => undefined);
+    }
     throw error;
   }
+}
+
+/** The run's id: the one given, else the thread id when the checkpointer outlives the process; none with MemorySaver. */
+function durableRunId(graph: InterruptibleGraph, threadId: string, given: string | false | undefined): string | null {
+  if (given === false) return null;
+  const checkpointer = graph.checkpointer ?? graph.graph?.checkpointer;
+  const inMemory = checkpointer instanceof MemorySaver;
+  if (given !== undefined) {
+    if (inMemory) {
+      throw new TypeError(
+        `runId "${given}" needs a durable checkpointer: MemorySaver keeps the graph's checkpoints in this process's memory, so a process started again ` +
+          "could not resume the run from them; compile the graph with a durable one (SqliteSaver, PostgresSaver) or leave out runId",
+      );
+    }
+    return given;
+  }
+  return checkpointer && typeof checkpointer === "object" && !inMemory ? threadId : null;
+}
+
+/** The thread's checkpoint as a run's result: its pending interrupts, else (the graph had moved on) what running on from it gives. */
+async function fromCheckpoint(graph: InterruptibleGraph, config: RunConfig): Promise<unknown> {
+  const snapshot = (await graph.getState(config)) as { values?: unknown; next?: string[]; tasks?: { interrupts?: Interrupt[] }[] };
+  const pending = (snapshot.tasks ?? []).flatMap((task) => task.interrupts ?? []);
+  if (pending.length > 0) return { [INTERRUPT]: pending };
+  return snapshot.next && snapshot.next.length > 0 ? graph.invoke(null, config) : snapshot.values;
 }
 
 /** An approval of the run ended without a decision (its task or request was canceled): the graph does not go on. */
@@ -301,6 +382,6 @@ function fromRawValue(id: string, value: unknown): Translation {
   const summary = isObject(value) && typeof value.description === "string" ? value.description : undefined;
   return {
     asks: [{ tool, args, externalId: id, ...(summary ? { summary } : {}) }],
-    resume: ([result]) => outcomeOf(result!, args),
+    resume: ([result]) => ({ ...outcomeOf(result!, args), approvalId: result!.approvalId }) satisfies ToolDecision,
   };
 }

@@ -3,7 +3,7 @@
 import { Prisma, type Approval } from "../../db/generated/client.ts";
 import { notFound } from "../../domain/errors.ts";
 import type { FormSchema } from "../../domain/form.ts";
-import type { ApprovalStatus, DecisionAction } from "../../domain/lifecycle.ts";
+import { isActive, type ApprovalStatus, type DecisionAction, type RunStatus } from "../../domain/lifecycle.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { decisionPayload } from "./approval-views.ts";
 import { isAskedOf } from "../../domain/routing.ts";
@@ -25,7 +25,7 @@ export interface ApprovalListFilter {
   cursor?: string;
 }
 
-const REQUEST = { select: { resumeUrl: true } };
+const REQUEST = { select: { resumeUrl: true, runId: true, status: true } };
 const VOTES = { select: { decidedBy: true, createdAt: true, action: true }, orderBy: [{ createdAt: "asc" as const }, { operatorId: "asc" as const }] };
 
 /** The operator looking: an approval whose routing names them (or their group) is asked of them. */
@@ -34,19 +34,33 @@ export interface Viewer {
   groups: string[];
 }
 
-type ListedApproval = Approval & { task: { agent: string; framework: string | null }; request: { resumeUrl: string | null }; votes: { decidedBy: string; createdAt: Date; action: DecisionAction }[] };
+type ListedApproval = Approval & { task: { agent: string; framework: string | null }; request: { resumeUrl: string | null; runId: string | null; status: RunStatus }; votes: { decidedBy: string; createdAt: Date; action: DecisionAction }[] };
 
 /**
  * Whether anyone will act on a decision: "webhook" (it is delivered to the
  * request's resumeUrl), "waiting" (an agent asked about it within the
- * liveness window), or "gone" (nobody has: a decision is recorded, but
- * nothing may run). Null once decided.
+ * liveness window), "parked" (nobody waits now, but the request belongs to a
+ * durable run, which continues with the decision when its agent starts
+ * again), or "gone" (nobody has: a decision is recorded, but nothing may
+ * run). Null once decided.
  */
-function agentWaiting(approval: ListedApproval, liveness?: Liveness): "webhook" | "waiting" | "gone" | null {
+function agentWaiting(approval: ListedApproval, liveness?: Liveness): "webhook" | "waiting" | "parked" | "gone" | null {
   if (approval.status !== "PENDING" || !liveness) return null;
   if (approval.request.resumeUrl) return "webhook";
   const seen = approval.agentSeenAt ?? approval.createdAt;
-  return liveness.now.getTime() - seen.getTime() <= liveness.windowMs ? "waiting" : "gone";
+  if (liveness.now.getTime() - seen.getTime() <= liveness.windowMs) return "waiting";
+  return approval.request.runId ? "parked" : "gone";
+}
+
+/**
+ * A claim to run the tool with no report of what ran, whose claimant has
+ * stopped: its request ended, or the claim is older than the liveness window.
+ * The tool may or may not have run; it is never run again automatically.
+ */
+function executionUnknown(approval: ListedApproval, liveness?: Liveness): boolean {
+  if (!approval.executionClaimedAt || approval.executedAt) return false;
+  if (!isActive(approval.request.status)) return true;
+  return liveness !== undefined && liveness.now.getTime() - approval.executionClaimedAt.getTime() > liveness.windowMs;
 }
 
 export interface Liveness {
@@ -96,6 +110,9 @@ export function approvalItem(approval: ListedApproval, viewer?: Viewer, liveness
     receipt: approval.receipt,
     asked: { ...ask, escalationLevel: approval.escalationLevel },
     agentWaiting: agentWaiting(approval, liveness),
+    runId: approval.request.runId,
+    executionClaimedAt: approval.executionClaimedAt?.toISOString() ?? null,
+    executionUnknown: executionUnknown(approval, liveness),
     agentSeenAt: (approval.agentSeenAt ?? approval.createdAt).toISOString(),
     askedOfYou: viewer !== undefined && isAskedOf({ ...ask, role: ask.role === "ADMIN" ? "ADMIN" : "OPERATOR" }, viewer),
   };

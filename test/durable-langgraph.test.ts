@@ -1,0 +1,128 @@
+// Durable runs with LangGraph: an agent process on a SQLite checkpointer is
+// killed (SIGKILL) while its approval waits, and started again with the same
+// runId (the thread id): it continues the run without asking again, the tool
+// runs once with the decided arguments, and one process drives a run at a time.
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startAgent } from "./agent-process.ts";
+import { agentSdk, type OperatorClient } from "./clients.ts";
+import { AGENT_KEY } from "./harness.ts";
+import { useTestServer, type TestServer } from "./server.ts";
+
+const AGENT = fileURLToPath(new URL("./fixtures-langgraph-durable-agent.ts", import.meta.url));
+
+let test: TestServer;
+let operator: OperatorClient;
+useTestServer((started, loggedIn) => {
+  test = started;
+  operator = loggedIn;
+});
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), "tollgate-durable-langgraph-"));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+let runs = 0;
+/** A new run: its own session, thread, checkpoint file and tool log; `start` starts one agent process of it. */
+async function newRun() {
+  const n = ++runs;
+  const tollgate = agentSdk(test.url, AGENT_KEY, { push: false });
+  const { sessionId } = await tollgate.openSession({ title: `durable run ${n}` });
+  tollgate.close();
+  const toolLog = path.join(dir, `tool-${n}.log`);
+  const env = {
+    TOLLGATE_URL: test.url,
+    TOLLGATE_AGENT_KEY: AGENT_KEY,
+    SESSION_ID: sessionId,
+    RUN_ID: `thread-${n}`,
+    CHECKPOINTS: path.join(dir, `checkpoints-${n}.sqlite`),
+    TOOL_LOG: toolLog,
+  };
+  return {
+    sessionId,
+    start: (more: Record<string, string> = {}) => startAgent(AGENT, { ...env, ...more }),
+    toolRuns: async () =>
+      (await readFile(toolLog, "utf8").catch(() => ""))
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { args: unknown; idempotencyKey: string }),
+    approvals: async () => (await operator.approval.list.query({ sessionId, limit: 100 })).items,
+    /** The run's one approval, once it has been asked for. */
+    async asked() {
+      await expect.poll(async () => (await operator.approval.list.query({ sessionId, limit: 100 })).items.length, { timeout: 20_000 }).toBe(1);
+      return (await operator.approval.list.query({ sessionId, limit: 100 })).items[0]!;
+    },
+  };
+}
+
+describe("durable runs: LangGraph", () => {
+  it("langgraph durable: killed while waiting and started again, the run continues on the same approval and the tool runs once with the edit", async () => {
+    const run = await newRun();
+    const first = run.start();
+    const approval = await run.asked();
+    expect(approval).toMatchObject({ tool: "send_email", status: "PENDING", runId: "thread-1" });
+    await first.kill();
+
+    const second = run.start();
+    await second.line(/^asking /);
+    await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "edit", args: { to: "bob@example.com" } });
+    expect(await second.line(/^done /)).toContain('"outcome":"sent"');
+    expect(await second.exited).toBe(0);
+
+    const approvals = await run.approvals();
+    expect(approvals).toHaveLength(1);
+    expect(approvals[0]).toMatchObject({ status: "APPROVED", executedArgs: { to: "bob@example.com" } });
+    expect(await run.toolRuns()).toEqual([{ args: { to: "bob@example.com" }, idempotencyKey: approval!.approvalId, pid: expect.any(Number) }]);
+    expect(await operator.request.get.query({ requestId: approval!.requestId })).toMatchObject({ request: { status: "COMPLETED" } });
+  });
+
+  it("langgraph durable: decided while no process waits (parked in the console), the decision is applied when the run is started again", async () => {
+    const run = await newRun();
+    const first = run.start();
+    const approval = await run.asked();
+    await first.kill();
+    await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
+
+    const second = run.start();
+    expect(await second.line(/^done /)).toContain('"outcome":"sent"');
+    expect(await run.approvals()).toHaveLength(1);
+    expect((await run.toolRuns()).map((ran) => ran.args)).toEqual([{ to: "ada@example.com" }]);
+  });
+
+  it("langgraph durable: a second live process with the same runId is refused, and the first drives the run to its end", async () => {
+    const run = await newRun();
+    const first = run.start();
+    await run.asked();
+    const second = run.start();
+    expect(await second.line(/^error /)).toMatch(/RunDrivenElsewhereError: run "thread-3" is driven by another live process/);
+    expect(await second.exited).toBe(3);
+
+    const [approval] = await run.approvals();
+    await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
+    expect(await first.line(/^done /)).toContain('"outcome":"sent"');
+    expect(await run.approvals()).toHaveLength(1);
+    expect(await run.toolRuns()).toHaveLength(1);
+  });
+
+  it("langgraph durable: killed between the claim and the report, the tool never runs again and the console says the outcome is unknown", async () => {
+    const run = await newRun();
+    const first = run.start({ TOOL_BLOCKS: "1" });
+    const approval = await run.asked();
+    await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
+    await expect.poll(async () => (await run.toolRuns()).length, { timeout: 20_000 }).toBe(1);
+    await first.kill();
+
+    const second = run.start();
+    expect(await second.line(/^done /)).toContain('"outcome":"claimed by another process"');
+    expect(await run.toolRuns()).toHaveLength(1);
+    const [after] = await run.approvals();
+    expect(after).toMatchObject({ status: "APPROVED", executedAt: null, executionUnknown: true });
+  });
+});
