@@ -161,13 +161,22 @@ function refuseRequest(res: ServerResponse, refusal: Refusal): void {
     .end(JSON.stringify({ error: { message: refusal.message, code: -32600, data: { code: refusal.code, httpStatus: refusal.status } } }));
 }
 
-/** The public keys of decision receipts, for tools to verify them with; cacheable, as keys change rarely. */
-function serveJwks(receipts: ReceiptSigner, req: IncomingMessage, res: ServerResponse): void {
+/**
+ * The public keys of decision receipts, for tools to verify them with;
+ * cacheable, as keys change rarely. `?workspace=<id>` answers that
+ * workspace's receipt keys only.
+ */
+function serveJwks(receipts: ReceiptSigner, req: IncomingMessage, res: ServerResponse, query: URLSearchParams): void {
   if (req.method !== "GET" && req.method !== "HEAD") {
     res.writeHead(405, { allow: "GET, HEAD", "content-type": "application/json" }).end(JSON.stringify({ error: `${JWKS_PATH} only answers GET` }));
     return;
   }
-  receipts.jwks().then(
+  const workspace = query.get("workspace") ?? undefined;
+  if (workspace !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(workspace)) {
+    res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: "workspace must be a workspace id (letters, digits, _ and -)" }));
+    return;
+  }
+  receipts.jwks(workspace).then(
     (jwks) => {
       res.writeHead(200, { "content-type": "application/jwk-set+json", "cache-control": "public, max-age=300" }).end(req.method === "HEAD" ? undefined : JSON.stringify(jwks));
     },
@@ -288,7 +297,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       return;
     }
     if (url === JWKS_PATH || url.startsWith(`${JWKS_PATH}?`)) {
-      serveJwks(receipts, req, res);
+      serveJwks(receipts, req, res, new URLSearchParams(url.split("?")[1] ?? ""));
       return;
     }
     if (url === "/healthz") {

@@ -105,7 +105,7 @@ const NO_FOREIGN_ID: Record<string, string> = {
   "notification.channels": "the caller's workspace (checked below)",
   "notification.createChannel": "creates in the caller's workspace",
   "continuity.record": "records against the caller's own task and request",
-  "receipts.rotateKey": "the server's signing key, not a workspace's row",
+  "receipts.rotateKey": "the caller's workspace's own signing key",
 };
 
 /** Workspace B, made as a second workspace is: its own admin, who then makes everything else through the API. */

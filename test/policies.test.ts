@@ -362,15 +362,15 @@ describe("receipts", () => {
     const jwks = await app.deps.receipts.jwks();
 
     const byRule = await agent.approval.request({ requestId: begun.requestId, tool: "lookup_order", args: { id: 7, scope: "all" } });
-    const claims = await verifyReceipt(byRule.decision!.receipt!, { tool: "lookup_order", args: { scope: "all", id: 7 }, jwks });
+    const claims = await verifyReceipt(byRule.decision!.receipt!, { tool: "lookup_order", args: { scope: "all", id: 7 }, jwks, workspaceId: app.workspaceId });
     expect(claims).toMatchObject({ sub: byRule.approvalId, agent: "A2", decided_by: "policy:lookups", req: begun.requestId });
 
     const asked = await agent.approval.request({ requestId: begun.requestId, tool: "send_email", args: { to: "a@example.com" } });
     const edited = await admin.approval.decide({ approvalId: asked.approvalId, action: "edit", args: { to: "b@example.com" } });
     const receipt = edited.decision!.receipt!;
-    expect(await verifyReceipt(receipt, { tool: "send_email", args: { to: "b@example.com" }, jwks })).toMatchObject({ decided_by: "admin@example.com" });
-    await expect(verifyReceipt(receipt, { tool: "send_email", args: { to: "a@example.com" }, jwks })).rejects.toMatchObject({ code: "wrong_args" });
-    await expect(verifyReceipt(receipt, { tool: "delete_user", args: { to: "b@example.com" }, jwks })).rejects.toMatchObject({ code: "wrong_tool" });
+    expect(await verifyReceipt(receipt, { tool: "send_email", args: { to: "b@example.com" }, jwks, workspaceId: app.workspaceId })).toMatchObject({ decided_by: "admin@example.com" });
+    await expect(verifyReceipt(receipt, { tool: "send_email", args: { to: "a@example.com" }, jwks, workspaceId: app.workspaceId })).rejects.toMatchObject({ code: "wrong_args" });
+    await expect(verifyReceipt(receipt, { tool: "delete_user", args: { to: "b@example.com" }, jwks, workspaceId: app.workspaceId })).rejects.toMatchObject({ code: "wrong_tool" });
     // The agent reads the same receipt back, however it waits.
     expect((await agent.approval.await({ approvalId: asked.approvalId, timeoutMs: 0 })).decision?.receipt).toBe(receipt);
 

@@ -143,7 +143,7 @@ export const checks = [createReceiptVerifier({ url: "http://localhost:3000" }).j
       await writeFile(path.join(scratch, file), blocks.find((block) => entryOf(block) === example.entry)!);
       const child = spawn(process.execPath, [file], {
         cwd: scratch,
-        env: { ...process.env, TOLLGATE_URL: test.url, TOLLGATE_AGENT_KEY: AGENT_KEY, ...(await example.env?.()) },
+        env: { ...process.env, TOLLGATE_URL: test.url, TOLLGATE_AGENT_KEY: AGENT_KEY, TOLLGATE_WORKSPACE_ID: test.server.bootstrap.workspaceId, ...(await example.env?.()) },
         stdio: ["ignore", "pipe", "pipe"],
       });
       let output = "";

@@ -41,6 +41,7 @@ describe("workspaces", () => {
     const { sessionId } = await sdk.openSession({ title: "made in the first workspace" });
     sdk.close();
 
+    const firstOperatorId = (await client.auth.me.query()).operator.id;
     const made = await client.workspace.create.mutate({ name: "Payments team" });
     expect(made).toMatchObject({ name: "Payments team", role: "ADMIN" });
     const before = (await client.workspace.list.query()).items;
@@ -59,6 +60,11 @@ describe("workspaces", () => {
     expect((await client.operator.list.query()).items.map((operator) => operator.email)).toEqual([ADMIN.email]);
     const entries = (await client.audit.list.query({ action: "workspace.created" })).items;
     expect(entries.map((entry) => entry.subjectId)).toEqual([made.id]);
+    // The new workspace's log names only itself: nothing of the workspace it was made from.
+    const firstWorkspace = before.find((workspace) => workspace.current)!;
+    const everyEntry = JSON.stringify((await client.audit.list.query({})).items);
+    expect(everyEntry).not.toContain(firstWorkspace.id);
+    expect(everyEntry).not.toContain(firstOperatorId);
     // An agent key made here works here only.
     const { key } = await client.agentKey.create.mutate({ name: "payments agents" });
     const paymentsAgent = agentSdk(test.url, key);

@@ -11,6 +11,21 @@ export const RECEIPT_TYPE = "tollgate-receipt+jwt";
 export const RECEIPT_ALGORITHM = "EdDSA";
 const ACCEPTED_ALGORITHMS = ["EdDSA", "ES256"];
 export const JWKS_PATH = "/.well-known/jwks.json";
+/**
+ * A receipt key's id: the workspace it signs for, a dot, then the key's RFC
+ * 7638 thumbprint (base64url, so without a dot). Keys made before keys were per
+ * workspace have the thumbprint alone.
+ */
+export function receiptKeyId(workspaceId: string, thumbprint: string): string {
+  return `${workspaceId}.${thumbprint}`;
+}
+
+/** The workspace a key id names; undefined for a server-wide key of before. */
+export function workspaceOfKeyId(kid: string): string | undefined {
+  const dot = kid.lastIndexOf(".");
+  return dot < 0 ? undefined : kid.slice(0, dot);
+}
+
 /** A verifier asks the server again for an unknown key id at most this often. */
 const DEFAULT_JWKS_COOLDOWN_MS = 5_000;
 
@@ -75,8 +90,12 @@ export interface ReceiptExpectation {
   tool: string;
   /** The arguments the tool will run with (not the ones first proposed). */
   args: unknown;
+  /**
+   * The workspace whose decisions this tool accepts (required): a receipt
+   * another workspace's admin or rules granted must not run this tool.
+   */
+  workspaceId: string;
   approvalId?: string;
-  workspaceId?: string;
 }
 
 export interface ReceiptVerifierOptions {
@@ -130,12 +149,17 @@ async function verifyAgainst(
   expected: ReceiptExpectation,
   issuer: string | undefined,
 ): Promise<ReceiptClaims> {
+  if (typeof expected?.workspaceId !== "string" || expected.workspaceId === "") {
+    // Without it any workspace of the server could grant this call: refuse rather than guess.
+    throw new TypeError("verify needs workspaceId: the id of the workspace whose decisions this tool accepts (the receipt's `ws`)");
+  }
   if (typeof token !== "string" || token.split(".").length !== 3) {
     throw new ReceiptError("malformed", "the receipt is not a compact JWS (three dot-separated parts); pass decision.receipt as it came");
   }
   let payload: JWTPayload;
+  let kid: string | undefined;
   try {
-    ({ payload } = await jwtVerify(token, keys, {
+    ({ payload, protectedHeader: { kid } } = await jwtVerify(token, keys, {
       algorithms: ACCEPTED_ALGORITHMS,
       typ: RECEIPT_TYPE,
       issuer,
@@ -153,8 +177,14 @@ async function verifyAgainst(
   if (expected.approvalId !== undefined && claims.sub !== expected.approvalId) {
     throw new ReceiptError("wrong_approval", `the receipt is for ${approval}, not approval ${expected.approvalId}`);
   }
-  if (expected.workspaceId !== undefined && claims.ws !== expected.workspaceId) {
+  if (claims.ws !== expected.workspaceId) {
     throw new ReceiptError("wrong_workspace", `the receipt of ${approval} is from workspace ${claims.ws}, not ${expected.workspaceId}`);
+  }
+  if (kid === undefined) throw new ReceiptError("malformed", `the receipt of ${approval} names no signing key (kid): it is not a Tollgate decision receipt`);
+  // A workspace's key signs only that workspace's receipts (the server-wide key of before names none).
+  const keyWorkspace = workspaceOfKeyId(kid);
+  if (keyWorkspace !== undefined && keyWorkspace !== claims.ws) {
+    throw new ReceiptError("wrong_workspace", `the receipt of ${approval} claims workspace ${claims.ws} but was signed with a key of ${keyWorkspace}`);
   }
   if (claims.args_sha256 !== argsSha256(expected.args)) {
     throw new ReceiptError(

@@ -35,6 +35,7 @@ export async function bootstrapWorkspace(deps: ServiceDeps, options: BootstrapOp
   const adminPassword = options.adminPassword ?? randomBytes(12).toString("base64url");
   const agentKey = options.agentKey ?? newAgentKey();
   const passwordHash = await hashPassword(adminPassword);
+  const signingKey = await deps.receipts.prepareKey(workspaceId, now);
 
   await deps.prisma.$transaction(async (tx) => {
     // Two nodes starting on one empty database: the lock makes the second wait
@@ -42,6 +43,7 @@ export async function bootstrapWorkspace(deps: ServiceDeps, options: BootstrapOp
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('tollgate:bootstrap'))`;
     if (await tx.workspace.findFirst()) return;
     await tx.workspace.create({ data: { id: workspaceId, name: options.workspaceName, createdAt: now } });
+    await tx.signingKey.create({ data: signingKey.row });
     const adminId = newId("op");
     const accountId = newId("acc");
     await tx.account.create({ data: { id: accountId, email: adminEmail, passwordHash, createdAt: now } });
@@ -67,6 +69,7 @@ export async function bootstrapWorkspace(deps: ServiceDeps, options: BootstrapOp
 
   const winner = await deps.prisma.workspace.findFirstOrThrow({ orderBy: { createdAt: "asc" } });
   if (winner.id !== workspaceId) return { created: false, workspaceId: winner.id };
+  deps.receipts.adopt(signingKey);
   return {
     created: true,
     workspaceId,

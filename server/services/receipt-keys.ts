@@ -1,15 +1,15 @@
-// Rotating the receipt signing key, by an admin, with its audit entry in the
-// same transaction.
+// Rotating a workspace's receipt signing key, by an admin of that workspace,
+// with its audit entry in the same transaction.
 import type { OperatorPrincipal } from "../domain/principal.ts";
 import type { ServiceDeps } from "./deps.ts";
 
 /**
- * A new key signs from now on; the previous one stays in the JWKS until the
- * receipts it signed have expired. The key set is the server's, not one
- * workspace's: the audit entry goes to the admin's workspace.
+ * A new key signs the workspace's receipts from now on; the previous one stays
+ * in the JWKS until the receipts it signed have expired. Other workspaces'
+ * keys are untouched. Rate-limited (ROTATIONS_PER_HOUR, TOO_MANY_REQUESTS).
  */
 export async function rotateReceiptKey(deps: ServiceDeps, admin: OperatorPrincipal) {
-  const rotation = await deps.receipts.rotate((tx, { kid, retiredKids, rotatedAt }) =>
+  const rotation = await deps.receipts.rotate(admin.workspaceId, (tx, { kid, retiredKids, rotatedAt }) =>
     deps.audit.append(tx,
       admin.workspaceId,
       {

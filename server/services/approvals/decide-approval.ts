@@ -73,6 +73,8 @@ type DecisionOutcome = { approval: Approval; changes: Changes; votes?: Vote[]; r
 export async function decideApproval(deps: ServiceDeps, operator: OperatorPrincipal, input: DecideInput): Promise<DecideResult> {
   const now = deps.now();
   const actor: Actor = { type: "operator", id: operator.operatorId, label: operator.email };
+  // The receipt may be signed inside a transaction, where the embedded database could not also read the key.
+  await deps.receipts.warm(operator.workspaceId);
   const outcome = (await decideIfUnchanged(deps, operator, input, actor, now)) ?? (await transact(deps, (tx) => decideBehindLocks(deps, tx, operator, input, actor, now)));
   publishChanges(deps, outcome.changes);
   const { approval, votes, remembered } = outcome;

@@ -18,6 +18,8 @@ export async function expireDueApprovals(deps: ServiceDeps, limit = 100): Promis
   let expired = 0;
   for (const approval of due) {
     const ending = expiryEnding(approval.onTimeout);
+    // An approval on timeout is signed inside the transaction, where the embedded database could not also read the key.
+    if (ending.action === "approve") await deps.receipts.warm(approval.workspaceId);
     const finished = await transact(deps, (tx) =>
       finishApproval(
         deps,

@@ -113,6 +113,8 @@ export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, 
   const { workspaceId } = agent;
   const form = formOf(input);
   const now = deps.now();
+  // A rule may approve inside the transaction below, where the embedded database could not also read the key.
+  await deps.receipts.warm(workspaceId);
   let opened: { opening: Opening; changes: Changes };
   try {
     // The write is a transaction of its own, retried like one on a deadlock or serialization failure.
