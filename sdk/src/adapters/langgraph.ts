@@ -11,7 +11,7 @@
 // - Anything else passed to `interrupt(value)`: a string is a question, resumed
 //   with the answer (null when declined); any other value is a tool call
 //   (`{tool, args}` if it says so, else the value as arguments), resumed with
-//   `{action, args, message}`, where `args` are the arguments to run with.
+//   `{action, args, message, approvalId}`, where `args` are the arguments to run with.
 //
 // Several interrupts pending at once are asked together (one batch, shown as a
 // group), decided one by one, and resumed together with a map by interrupt id.
