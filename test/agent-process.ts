@@ -1,6 +1,11 @@
 // An agent run as its own process, for the durable-run tests: started with a
 // script and its environment, watched line by line, killed the hard way.
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { expect } from "vitest";
+import { createTollgate } from "../sdk/src/index.ts";
+import type { OperatorClient } from "./clients.ts";
 
 export interface AgentProcess {
   /** Resolves with the first line of output that matches (seen already or still to come). */
@@ -45,5 +50,41 @@ export function startAgent(script: string, env: Record<string, string>): AgentPr
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
       await exited;
     },
+  };
+}
+
+/**
+ * Runs of one agent script for the durable-run tests: each with its own
+ * session, runId and tool log (one JSON line per run of the tool, in any
+ * process); `start` starts one process of it.
+ */
+export function durableRuns(script: string, server: () => { url: string; agentKey: string; dir: string; operator: OperatorClient }) {
+  let count = 0;
+  return async function newRun() {
+    const { url, agentKey, dir, operator } = server();
+    const n = ++count;
+    const tollgate = createTollgate({ url, apiKey: agentKey, push: false });
+    const { sessionId } = await tollgate.openSession({ title: `durable run ${n}` });
+    tollgate.close();
+    const toolLog = path.join(dir, `tool-${n}.log`);
+    const runId = `run-${n}`;
+    const env = { TOLLGATE_URL: url, TOLLGATE_AGENT_KEY: agentKey, SESSION_ID: sessionId, RUN_ID: runId, CHECKPOINTS: path.join(dir, `checkpoints-${n}.sqlite`), TOOL_LOG: toolLog };
+    const list = async () => (await operator.approval.list.query({ sessionId, limit: 100 })).items;
+    return {
+      runId,
+      sessionId,
+      start: (more: Record<string, string> = {}) => startAgent(script, { ...env, ...more }),
+      toolRuns: async () =>
+        (await readFile(toolLog, "utf8").catch(() => ""))
+          .split("\n")
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as { args: unknown; idempotencyKey?: string }),
+      approvals: list,
+      /** The run's one approval, once it has been asked for. */
+      async asked() {
+        await expect.poll(async () => (await list()).length, { timeout: 20_000 }).toBe(1);
+        return (await list())[0]!;
+      },
+    };
   };
 }

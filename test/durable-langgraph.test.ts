@@ -2,13 +2,13 @@
 // killed (SIGKILL) while its approval waits, and started again with the same
 // runId (the thread id): it continues the run without asking again, the tool
 // runs once with the decided arguments, and one process drives a run at a time.
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAgent } from "./agent-process.ts";
-import { agentSdk, type OperatorClient } from "./clients.ts";
+import { durableRuns } from "./agent-process.ts";
+import type { OperatorClient } from "./clients.ts";
 import { AGENT_KEY } from "./harness.ts";
 import { useTestServer, type TestServer } from "./server.ts";
 
@@ -29,45 +29,14 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-let runs = 0;
-/** A new run: its own session, thread, checkpoint file and tool log; `start` starts one agent process of it. */
-async function newRun() {
-  const n = ++runs;
-  const tollgate = agentSdk(test.url, AGENT_KEY, { push: false });
-  const { sessionId } = await tollgate.openSession({ title: `durable run ${n}` });
-  tollgate.close();
-  const toolLog = path.join(dir, `tool-${n}.log`);
-  const env = {
-    TOLLGATE_URL: test.url,
-    TOLLGATE_AGENT_KEY: AGENT_KEY,
-    SESSION_ID: sessionId,
-    RUN_ID: `thread-${n}`,
-    CHECKPOINTS: path.join(dir, `checkpoints-${n}.sqlite`),
-    TOOL_LOG: toolLog,
-  };
-  return {
-    sessionId,
-    start: (more: Record<string, string> = {}) => startAgent(AGENT, { ...env, ...more }),
-    toolRuns: async () =>
-      (await readFile(toolLog, "utf8").catch(() => ""))
-        .split("\n")
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as { args: unknown; idempotencyKey: string }),
-    approvals: async () => (await operator.approval.list.query({ sessionId, limit: 100 })).items,
-    /** The run's one approval, once it has been asked for. */
-    async asked() {
-      await expect.poll(async () => (await operator.approval.list.query({ sessionId, limit: 100 })).items.length, { timeout: 20_000 }).toBe(1);
-      return (await operator.approval.list.query({ sessionId, limit: 100 })).items[0]!;
-    },
-  };
-}
+const newRun = durableRuns(AGENT, () => ({ url: test.url, agentKey: AGENT_KEY, dir, operator }));
 
 describe("durable runs: LangGraph", () => {
   it("langgraph durable: killed while waiting and started again, the run continues on the same approval and the tool runs once with the edit", async () => {
     const run = await newRun();
     const first = run.start();
     const approval = await run.asked();
-    expect(approval).toMatchObject({ tool: "send_email", status: "PENDING", runId: "thread-1" });
+    expect(approval).toMatchObject({ tool: "send_email", status: "PENDING", runId: run.runId });
     await first.kill();
 
     const second = run.start();
@@ -101,7 +70,7 @@ describe("durable runs: LangGraph", () => {
     const first = run.start();
     await run.asked();
     const second = run.start();
-    expect(await second.line(/^error /)).toMatch(/RunDrivenElsewhereError: run "thread-3" is driven by another live process/);
+    expect(await second.line(/^error /)).toMatch(new RegExp(`RunDrivenElsewhereError: run "${run.runId}" is driven by another live process`));
     expect(await second.exited).toBe(3);
 
     const [approval] = await run.approvals();

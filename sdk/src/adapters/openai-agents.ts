@@ -16,6 +16,7 @@ import { randomUUID } from "node:crypto";
 import { run, RunContext, RunState, type Agent, type AgentInputItem, type NonStreamRunOptions, type Runner, type RunResult, type RunToolApprovalItem } from "@openai/agents";
 import type { ApprovalResult, Json } from "../contract.ts";
 import { clip, SUMMARY_CHARS } from "./text.ts";
+import { RunDrivenElsewhereError } from "../durable-run.ts";
 import type { Tollgate } from "../index.ts";
 
 /** One tool call the run paused on, as the operator sees it. */
@@ -45,6 +46,13 @@ export interface OpenAIAgentsRunOptions extends SharedOptions {
   /** The caller's request, when this run works for another agent. */
   parentRequestId?: string;
   kind?: "agent" | "orchestrator";
+  /**
+   * The durable run's id (the app's conversation or job id): a process
+   * started again with it continues the run from its last pause, sealed in
+   * Tollgate, without asking again; once the run has ended, it begins a
+   * follow-on request in the same task.
+   */
+  runId?: string;
 }
 
 export interface OpenAIAgentsResumeOptions extends SharedOptions {
@@ -104,12 +112,22 @@ interface ResumeToken {
   state: unknown;
 }
 
+/** What a durable run keeps in Tollgate (sealed) at each pause: the pause's request and the serialised run. */
+interface DurableState {
+  pauseRequestId: string;
+  state: unknown;
+}
+
+type DurableRun = Awaited<ReturnType<Tollgate["beginRun"]>>;
+
 /** The run as this process drives it. */
 interface Drive<TAgent extends Agent<any, any>> {
   agent: TAgent;
   options: SharedOptions;
   sessionId: string;
   runRequestId: string;
+  /** The durable run this process drives, when the app named one. */
+  run?: DurableRun;
   /** The pause being resumed, if any: it fails with the run. */
   pauseRequestId?: string;
   asked: number;
@@ -133,11 +151,23 @@ export async function runWithApprovals<TAgent extends Agent<any, any>>(
 ): Promise<OpenAIAgentsRunResult<TAgent>> {
   const drive = await beginRun(agent, options);
   return owning(drive, async () => {
+    const kept = drive.run?.continued && drive.run.state ? (JSON.parse(drive.run.state) as DurableState) : null;
+    if (kept) return continueKept(drive, kept, options.runOptions?.context);
     const result = await execute(drive, input);
     if (result.interruptions.length === 0) return finish(drive, result);
     // The live state goes on here (its context unserialised); Tollgate holds a copy for other processes.
     return continueRun(drive, result.state, await pauseOnTollgate(drive, result.state));
   });
+}
+
+/** A durable run continued by a new process: from its last pause, as kept, with the approvals asked then. */
+async function continueKept<TAgent extends Agent<any, any>>(drive: Drive<TAgent>, kept: DurableState, context: unknown): Promise<OpenAIAgentsRunResult<TAgent>> {
+  const serialised = JSON.stringify(kept.state);
+  const state = context === undefined ? await RunState.fromString(drive.agent, serialised) : await RunState.fromStringWithContext(drive.agent, serialised, new RunContext(context));
+  const loaded = await drive.options.tollgate.call("request.load", { requestId: kept.pauseRequestId });
+  const approvals = new Map<string, ApprovalResult>();
+  for (const approval of loaded.approvals) if (approval.externalId) approvals.set(approval.externalId, approval);
+  return continueRun(drive, state as RunState<any, TAgent>, { requestId: kept.pauseRequestId, approvals });
 }
 
 /**
@@ -193,13 +223,18 @@ export async function resumeFromTollgate<TAgent extends Agent<any, any>>(
 // ---- The run's life on Tollgate ----------------------------------------------
 
 async function beginRun<TAgent extends Agent<any, any>>(agent: TAgent, options: OpenAIAgentsRunOptions): Promise<Drive<TAgent>> {
-  const root = await options.tollgate.begin({
+  const begin = {
     sessionId: options.sessionId,
     agent: options.agentName ?? agent.name,
     kind: options.kind,
     parentRequestId: options.parentRequestId,
     framework: FRAMEWORK,
-  });
+  };
+  if (options.runId) {
+    const run = await options.tollgate.beginRun({ ...begin, runId: options.runId });
+    return { agent, options, sessionId: run.sessionId, runRequestId: run.requestId, run, asked: 0 };
+  }
+  const root = await options.tollgate.begin(begin);
   return { agent, options, sessionId: options.sessionId, runRequestId: root.requestId, asked: 0 };
 }
 
@@ -208,7 +243,8 @@ async function owning<TAgent extends Agent<any, any>, T>(drive: Drive<TAgent>, w
   try {
     return await work();
   } catch (error) {
-    if (!(error instanceof AlreadyResumedError)) {
+    drive.run?.stop();
+    if (!(error instanceof AlreadyResumedError) && !(error instanceof RunDrivenElsewhereError)) {
       const failure = { message: error instanceof Error ? error.message : String(error), code: error instanceof RunCanceledError ? "APPROVAL_CANCELED" : "OPENAI_AGENTS_ERROR" };
       // A canceled task's requests have ended already: nothing to fail then.
       const ending = [drive.pauseRequestId, drive.runRequestId].filter((id): id is string => id !== undefined);
@@ -225,6 +261,7 @@ function execute<TAgent extends Agent<any, any>>(drive: Drive<TAgent>, input: st
 }
 
 async function finish<TAgent extends Agent<any, any>>(drive: Drive<TAgent>, result: RunResult<any, TAgent>): Promise<OpenAIAgentsRunResult<TAgent>> {
+  drive.run?.stop();
   await drive.options.tollgate.call("request.complete", { requestId: drive.runRequestId, output: { finalOutput: (result.finalOutput ?? null) as Json } });
   return { result, requestId: drive.runRequestId, approvals: drive.asked };
 }
@@ -254,7 +291,11 @@ function withoutAppContext(serialised: unknown): unknown {
   return run.context ? { ...run, context: { ...run.context, context: {} } } : run;
 }
 
-/** Begins the pause's request with the serialised run and asks about each paused call, as one batch. */
+/**
+ * Begins the pause's request with the serialised run and asks about each
+ * paused call, as one batch. A durable run keeps the serialised run sealed in
+ * Tollgate (run.hold) before it asks, not in the pause's resumeToken.
+ */
 async function pauseOnTollgate<TAgent extends Agent<any, any>>(drive: Drive<TAgent>, state: RunState<any, TAgent>): Promise<Pause> {
   const resumeToken = JSON.stringify({ framework: FRAMEWORK, runRequestId: drive.runRequestId, state: withoutAppContext(state.toJSON()) } satisfies ResumeToken);
   if (resumeToken.length > RESUME_TOKEN_MAX_CHARS) {
@@ -267,8 +308,10 @@ async function pauseOnTollgate<TAgent extends Agent<any, any>>(drive: Drive<TAge
     agent: state.currentAgent.name,
     parentRequestId: drive.runRequestId,
     framework: FRAMEWORK,
-    resumeToken,
+    // A durable run keeps it sealed instead (below).
+    ...(drive.run ? {} : { resumeToken }),
   });
+  if (drive.run) await drive.run.save(JSON.stringify({ pauseRequestId: pause.requestId, state: withoutAppContext(state.toJSON()) } satisfies DurableState));
   const approvals = new Map<string, ApprovalResult>();
   for (const item of state.getInterruptions()) {
     const call = pausedCall(item);
@@ -319,10 +362,17 @@ async function resume<TAgent extends Agent<any, any>>(drive: Drive<TAgent>, stat
     // Without a message the SDK's default (or the runner's toolErrorFormatter) tells the model.
     else state.reject(item, result.decision?.message ? { message: result.decision.message } : undefined);
   }
+  // Only the process that still drives a durable run runs its tools.
+  await drive.run?.hold();
   const claimKey = `${FRAMEWORK}:${randomUUID()}`;
   for (const { result } of approved) {
     const claim = await tollgate.call("approval.claimExecution", { approvalId: result.approvalId, claimKey });
-    if (!claim.granted) throw new AlreadyResumedError(pause.requestId, `was resumed by another process at ${claim.claimedAt}`);
+    if (!claim.granted) {
+      throw new AlreadyResumedError(
+        pause.requestId,
+        claim.execution ? `was resumed by another process at ${claim.claimedAt}` : `was claimed by a process at ${claim.claimedAt} that has not reported what ran (it may have stopped: the outcome is unknown)`,
+      );
+    }
   }
 
   const next = await execute(drive, state);

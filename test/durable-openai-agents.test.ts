@@ -1,0 +1,67 @@
+// Durable runs with OpenAI Agents: a run (runWithApprovals with a runId) in its
+// own process is killed (SIGKILL) while its approval waits, or before the
+// decision, and started again with the same runId: it continues from the
+// paused run kept (sealed) in Tollgate, asks nothing again, runs the tool once,
+// and records what ran; one process drives a run at a time.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { durableRuns } from "./agent-process.ts";
+import type { OperatorClient } from "./clients.ts";
+import { AGENT_KEY } from "./harness.ts";
+import { useTestServer, type TestServer } from "./server.ts";
+
+const AGENT = fileURLToPath(new URL("./fixtures-openai-agents-durable.ts", import.meta.url));
+
+let test: TestServer;
+let operator: OperatorClient;
+useTestServer((started, loggedIn) => {
+  test = started;
+  operator = loggedIn;
+});
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), "tollgate-durable-openai-"));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const newRun = durableRuns(AGENT, () => ({ url: test.url, agentKey: AGENT_KEY, dir, operator }));
+
+describe("durable runs: OpenAI Agents", () => {
+  it("openai-agents durable: killed while waiting and started again, the run continues on the same approval, the tool runs once and what ran is recorded", async () => {
+    const run = await newRun();
+    const first = run.start();
+    const approval = await run.asked();
+    await first.kill();
+
+    const second = run.start();
+    await second.line(/^begun continued/);
+    await operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "approve" });
+    expect(await second.line(/^done /)).toContain("refunded 40 on order 1001");
+
+    const approvals = await run.approvals();
+    expect(approvals).toHaveLength(1);
+    expect(approvals[0]).toMatchObject({ status: "APPROVED", executedArgs: { order: "1001", amount: 40 } });
+    expect((await run.toolRuns()).map((ran) => ran.args)).toEqual([{ order: "1001", amount: 40 }]);
+  });
+
+  it("openai-agents durable: decided while no process waits, the decision is applied when the run is started again; a second live process is refused meanwhile", async () => {
+    const run = await newRun();
+    const first = run.start();
+    const approval = await run.asked();
+    const intruder = run.start();
+    expect(await intruder.line(/^error /)).toMatch(/RunDrivenElsewhereError/);
+    await first.kill();
+    await operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "approve" });
+
+    const second = run.start();
+    expect(await second.line(/^done /)).toContain("refunded 40 on order 1001");
+    expect(await run.approvals()).toHaveLength(1);
+    expect(await run.toolRuns()).toHaveLength(1);
+  });
+});
