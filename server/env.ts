@@ -75,6 +75,9 @@ const envSchema = z.object({
   TOLLGATE_LOG_FORMAT: z.enum(["json", "text"], { message: 'must be "json" or "text"' }).default("json"),
   // When set, /metrics answers only requests carrying "Authorization: Bearer <this>".
   TOLLGATE_METRICS_TOKEN: optionalString.pipe(z.string().min(16, "must be at least 16 characters").optional()),
+  // Without TOLLGATE_METRICS_TOKEN: "open" serves /metrics to anyone (in
+  // production the server warns at start), "refuse" answers 403 instead.
+  TOLLGATE_METRICS_WITHOUT_TOKEN: z.enum(["open", "refuse"], { message: 'must be "open" or "refuse"' }).default("open"),
   // The server's secret: signing keys are stored encrypted under a key derived
   // from it. Unset: generated once into TOLLGATE_DATA_DIR/secret.key.
   TOLLGATE_SECRET: optionalString.pipe(z.string().min(32, "must be at least 32 characters").optional()),

@@ -31,6 +31,7 @@ import { API_SECURITY_HEADERS, clientAddress, consoleSecurityHeaders, newNonce, 
 import { log } from "./log.ts";
 import { parseTraceparent } from "./domain/trace-context.ts";
 import { startMetrics } from "./observability/metrics.ts";
+import { metricsAccess } from "./observability/metrics-access.ts";
 import { sealStoredWebhookSecrets } from "./services/agent-keys/agent-key-rows.ts";
 import { checkReadiness } from "./observability/readiness.ts";
 import { readMigrations } from "./db/schema-engine.ts";
@@ -255,6 +256,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   }
 
   const metrics = startMetrics(deps, bus);
+  const metricsRule = metricsAccess(env);
+  if (metricsRule.kind === "open" && metricsRule.warning) log.warn(metricsRule.warning);
   deps.metrics = metrics;
   database.onStatement(metrics.observeStatement);
   // Procedure names label the call metrics; anything else is "unknown", so a caller cannot grow the label set.
@@ -311,7 +314,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       return;
     }
     if (url === "/metrics") {
-      if (env.TOLLGATE_METRICS_TOKEN && !sameSecret(bearerToken(req), env.TOLLGATE_METRICS_TOKEN)) {
+      if (metricsRule.kind === "refused") {
+        res.writeHead(403, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "/metrics is closed: set TOLLGATE_METRICS_TOKEN to serve it to the bearer of that token" } }));
+        return;
+      }
+      if (metricsRule.kind === "token" && !sameSecret(bearerToken(req), metricsRule.token)) {
         res.writeHead(401, { "content-type": "application/json", "www-authenticate": "Bearer" }).end(JSON.stringify({ error: { message: "send Authorization: Bearer <TOLLGATE_METRICS_TOKEN>" } }));
         return;
       }

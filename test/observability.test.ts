@@ -3,7 +3,8 @@
 // who decided, time to decision, API calls by procedure, pushes to agents,
 // connections held).
 import { io } from "socket.io-client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { log } from "../server/log.ts";
 import { agentSdk, operatorClient } from "./clients.ts";
 import { ADMIN } from "./harness.ts";
 import { startTestServer, type TestServer } from "./server.ts";
@@ -72,6 +73,21 @@ describe("metrics", () => {
     expect((await fetch(`${test.url}/metrics`)).status).toBe(401);
     expect((await fetch(`${test.url}/metrics`, { headers: { authorization: "Bearer wrong-token-0123456789" } })).status).toBe(401);
   });
+
+  // The warning itself and which setting wins are server/observability/metrics-access.test.ts's.
+  it("metrics: TOLLGATE_METRICS_WITHOUT_TOKEN=refuse closes /metrics of a production server without a token, which then warns of nothing", async () => {
+    const warn = vi.spyOn(log, "warn");
+    const closed = await startTestServer({ NODE_ENV: "production", TOLLGATE_METRICS_WITHOUT_TOKEN: "refuse" });
+    try {
+      expect(warn).not.toHaveBeenCalledWith(expect.stringMatching(/\/metrics is open/));
+      const refused = await fetch(`${closed.url}/metrics`);
+      expect(refused.status).toBe(403);
+      expect(await refused.text()).toMatch(/set TOLLGATE_METRICS_TOKEN/);
+    } finally {
+      warn.mockRestore();
+      await closed.close();
+    }
+  }, 120_000);
 
   it("metrics: pending approvals, decisions by outcome and decider, time to decision, calls by procedure and pushes move with the work", async () => {
     const before = await scrape();
