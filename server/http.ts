@@ -33,6 +33,7 @@ import { parseTraceparent } from "./domain/trace-context.ts";
 import { startMetrics } from "./observability/metrics.ts";
 import { metricsAccess } from "./observability/metrics-access.ts";
 import { sealStoredWebhookSecrets } from "./services/agent-keys/agent-key-rows.ts";
+import { anchorUnkeyedChains, UNKEYED_ANCHOR_MIGRATION } from "./services/audit-unkeyed-anchor.ts";
 import { checkReadiness } from "./observability/readiness.ts";
 import { readMigrations } from "./db/schema-engine.ts";
 import { attachRealtime, type Realtime } from "./realtime/socket.ts";
@@ -236,6 +237,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     adminPassword: env.TOLLGATE_ADMIN_PASSWORD,
     agentKey: env.TOLLGATE_AGENT_KEY,
   });
+  if (database.appliedMigrations.includes(UNKEYED_ANCHOR_MIGRATION)) await anchorUnkeyedChains(deps);
   const resealed = await sealStoredWebhookSecrets(deps);
   if (resealed) log.info(`sealed the webhook secrets of ${resealed} agent keys stored before they were sealed`);
   // Keyed by the workspace: the nodes of one deployment share counters, other

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { auditHash, GENESIS_HASH } from "../server/domain/audit.ts";
+import { anchorUnkeyedChains } from "../server/services/audit-unkeyed-anchor.ts";
 import { createServiceDeps, type ServiceDeps } from "../server/services/deps.ts";
 import { agentCaller, callerWith, operatorCaller, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
 
@@ -27,14 +28,30 @@ beforeEach(async () => {
   await deps.receipts.ready();
 });
 
-/** As the database owner: the append-only trigger off for the length of `tamper`. */
+/** As the database owner: the append-only trigger and the keyed-only check off for the length of `tamper`. */
 async function asOwner(tamper: () => Promise<unknown>) {
   await db.prisma.$executeRawUnsafe(`ALTER TABLE "AuditEntry" DISABLE TRIGGER "audit_entry_append_only"`);
+  await db.prisma.$executeRawUnsafe(`ALTER TABLE "AuditEntry" DROP CONSTRAINT "AuditEntry_keyed_only"`);
   try {
     await tamper();
   } finally {
+    await db.prisma.$executeRawUnsafe(`ALTER TABLE "AuditEntry" ADD CONSTRAINT "AuditEntry_keyed_only" CHECK ("macVersion" = 1) NOT VALID`);
     await db.prisma.$executeRawUnsafe(`ALTER TABLE "AuditEntry" ENABLE TRIGGER "audit_entry_append_only"`);
   }
+}
+
+/** Rewrites a workspace's entries from `fromSeq` on in the unkeyed format (all one can do without the key), `edit` changing their data. */
+async function rewriteUnkeyed(workspaceId: string, fromSeq: number, edit: (entry: { seq: number; subjectId: string; action: string; data: unknown }) => unknown = (entry) => entry.data) {
+  const entries = await db.prisma.auditEntry.findMany({ where: { workspaceId }, orderBy: { seq: "asc" } });
+  await asOwner(async () => {
+    let prev = entries.find((entry) => entry.seq === fromSeq - 1)?.hash ?? GENESIS_HASH;
+    for (const entry of entries.filter((candidate) => candidate.seq >= fromSeq)) {
+      const data = edit(entry) ?? null;
+      const hash = auditHash(prev, { ...entry, data });
+      await db.prisma.$executeRaw`UPDATE "AuditEntry" SET data = ${JSON.stringify(data)}::jsonb, "prevHash" = ${prev}, hash = ${hash}, "macVersion" = 0 WHERE id = ${entry.id}`;
+      prev = hash;
+    }
+  });
 }
 
 /** Three decided approvals (approve, reject, approve) and a digest sealed after them. */
@@ -99,6 +116,53 @@ describe("audit log tampering", () => {
       await db.prisma.$executeRaw`UPDATE "Approval" SET status = 'APPROVED', "decisionAction" = 'approve' WHERE id = ${ids[1]!}`;
     });
     expect(await operator.audit.verify()).toMatchObject({ ok: false, brokenAtSeq: rejected.seq });
+  });
+
+  it("audit: the whole chain rewritten from its start in the unkeyed format, a rejection turned into an approval and its row flipped, is refused without any digest", async () => {
+    const { ids } = await decidedAndSealed();
+    const noDigest = await operatorCaller(app.deps);
+    await rewriteUnkeyed(app.workspaceId, 1, (entry) =>
+      entry.subjectId === ids[1] && entry.action === "approval.decided" ? { ...(entry.data as object), status: "APPROVED", action: "approve", message: null } : entry.data,
+    );
+    await asOwner(() => db.prisma.$executeRaw`UPDATE "Approval" SET status = 'APPROVED', "decisionAction" = 'approve', "decisionMessage" = NULL WHERE id = ${ids[1]!}`);
+    expect(await noDigest.audit.verify()).toMatchObject({ ok: false, brokenAtSeq: 1, reason: expect.stringMatching(/unkeyed format of before and no keyed anchor/) });
+    // The agent reads the flipped row; the log says it cannot be trusted.
+    expect((await agentCaller(app.deps).approval.await({ approvalId: ids[1]!, timeoutMs: 0 })).status).toBe("APPROVED");
+  });
+
+  it("audit: unkeyed entries are refused by the database itself", async () => {
+    await decidedAndSealed();
+    const [last] = await db.prisma.auditEntry.findMany({ where: { workspaceId: app.workspaceId }, orderBy: { seq: "desc" }, take: 1 });
+    await expect(
+      db.prisma.$executeRaw`INSERT INTO "AuditEntry" ("workspaceId", seq, "actorType", "actorId", "actorLabel", action, "subjectType", "subjectId", "prevHash", hash, "macVersion")
+        VALUES (${app.workspaceId}, ${last!.seq + 1}, 'system', 's', 's', 'x', 'x', 'x', ${last!.hash}, 'h', 0)`,
+    ).rejects.toThrow(/AuditEntry_keyed_only/);
+  });
+
+  it("audit: a chain of before keyed MACs is anchored once by the upgrade and then verifies; rewritten after, it is refused", async () => {
+    // A workspace whose log an older server wrote: unkeyed links only.
+    const legacy = "ws_legacy";
+    await db.prisma.workspace.create({ data: { id: legacy, name: "legacy" } });
+    await asOwner(async () => {
+      let prev = GENESIS_HASH;
+      for (let seq = 1; seq <= 3; seq++) {
+        const content = { workspaceId: legacy, seq, actorType: "operator", actorId: "op_1", actorLabel: "ops@example.com", action: "approval.decided", subjectType: "approval", subjectId: `apr_${seq}`, data: { status: "REJECTED" }, createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, seq)) };
+        const hash = auditHash(prev, content);
+        await db.prisma.auditEntry.create({ data: { ...content, prevHash: prev, hash, macVersion: 0 } });
+        prev = hash;
+      }
+    });
+    expect(await deps.audit.verify(db.prisma, legacy)).toMatchObject({ ok: false, brokenAtSeq: 1 });
+
+    expect(await anchorUnkeyedChains(app.deps)).toEqual([legacy]);
+    expect(await deps.audit.verify(db.prisma, legacy)).toEqual({ ok: true, checked: 4 });
+    const anchor = await db.prisma.auditEntry.findFirstOrThrow({ where: { workspaceId: legacy, seq: 4 } });
+    expect(anchor).toMatchObject({ action: "audit.unkeyed_anchored", macVersion: 1, data: { throughSeq: 3 } });
+    // Run again, it finds nothing to do; chains without unkeyed entries are never touched.
+    expect(await anchorUnkeyedChains(app.deps)).toEqual([]);
+
+    await rewriteUnkeyed(legacy, 2, (entry) => (entry.seq === 2 ? { status: "APPROVED" } : entry.data));
+    expect(await deps.audit.verify(db.prisma, legacy)).toMatchObject({ ok: false });
   });
 
   it("audit: an Approval row edited from REJECTED to APPROVED is named, though the log itself is intact", async () => {

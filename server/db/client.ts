@@ -28,6 +28,8 @@ export interface Database {
   adapterFactory: SqlMigrationAwareDriverAdapterFactory;
   /** The factory to apply migrations with (see postgresForMigrations). */
   migrationFactory: SqlMigrationAwareDriverAdapterFactory;
+  /** The migrations this open applied (none when the database was up to date). */
+  appliedMigrations: string[];
   /** Hears the duration of every statement the application sends (the metrics listen). */
   onStatement(listener: StatementListener): void;
   close(): Promise<void>;
@@ -160,7 +162,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     location = options.dataDir;
   }
 
-  if (options.migrate !== false) await applyMigrations(migrationFactory);
+  const appliedMigrations = options.migrate !== false ? await applyMigrations(migrationFactory) : [];
 
   let statementListener: StatementListener | undefined;
   const timedFactory = timedAdapterFactory(adapterFactory, () => statementListener);
@@ -169,6 +171,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   return {
     prisma,
     sql,
+    appliedMigrations,
     onStatement(listener) {
       statementListener = listener;
     },

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { auditHash, auditMac, checkAgainstDigest, crossCheckApprovals, GENESIS_HASH, verifyChain, type AuditContent } from "./audit.ts";
+import { auditHash, auditMac, checkAgainstDigest, crossCheckApprovals, GENESIS_HASH, UNKEYED_ANCHOR_ACTION, verifyChain, type AuditContent } from "./audit.ts";
 
 const KEY = randomBytes(32);
 
@@ -31,6 +31,23 @@ function chain(count: number, { key = KEY, legacy = 0 } = {}) {
   return entries;
 }
 
+/** The keyed anchor the one-time upgrade appends, naming the last unkeyed entry. */
+function anchored(entries: Entry[], throughSeq: number, key = KEY): Entry[] {
+  const last = entries.at(-1)!;
+  const content: AuditContent = {
+    ...last,
+    seq: last.seq + 1,
+    actorType: "system",
+    actorId: "system",
+    actorLabel: "tollgate",
+    action: UNKEYED_ANCHOR_ACTION,
+    subjectType: "audit_chain",
+    subjectId: "ws_1",
+    data: { throughSeq },
+  };
+  return [...entries, { ...content, prevHash: last.hash, hash: auditMac(key, last.hash, content), macVersion: 1 }];
+}
+
 /** What someone with database access but not the key can do: rewrite and re-link every entry with plain hashes. */
 function rechainedWithoutKey(entries: Entry[], from: number): Entry[] {
   let prev = entries[from - 2]?.hash ?? GENESIS_HASH;
@@ -44,9 +61,25 @@ function rechainedWithoutKey(entries: Entry[], from: number): Entry[] {
 }
 
 describe("audit chain", () => {
-  it("audit: an untouched chain verifies, including entries written before keyed MACs", () => {
+  it("audit: an untouched chain verifies, including entries written before keyed MACs once a keyed anchor names the last of them", () => {
     expect(verifyChain(chain(5), { key: KEY })).toEqual({ ok: true, checked: 5 });
-    expect(verifyChain(chain(5, { legacy: 2 }), { key: KEY })).toEqual({ ok: true, checked: 5 });
+    expect(verifyChain(anchored(chain(5, { legacy: 2 }), 2), { key: KEY })).toEqual({ ok: true, checked: 6 });
+    expect(verifyChain(anchored(chain(2, { legacy: 2 }), 2), { key: KEY })).toEqual({ ok: true, checked: 3 });
+  });
+
+  it("audit: unkeyed entries without a keyed anchor naming the last of them are refused, whatever follows", () => {
+    const reason = expect.stringMatching(/entries 1–2 are in the unkeyed format of before and no keyed anchor/);
+    expect(verifyChain(chain(5, { legacy: 2 }), { key: KEY })).toMatchObject({ ok: false, brokenAtSeq: 1, reason });
+    expect(verifyChain(anchored(chain(5, { legacy: 2 }), 1), { key: KEY })).toMatchObject({ ok: false, brokenAtSeq: 1, reason });
+    // An anchor made without the key is no anchor.
+    expect(verifyChain(anchored(chain(2, { legacy: 2 }), 2, randomBytes(32)), { key: KEY })).toMatchObject({ ok: false, brokenAtSeq: 3, reason: expect.stringMatching(/altered/) });
+  });
+
+  it("audit: a legacy prefix rewritten under its anchor is detected at the anchor", () => {
+    const entries = anchored(chain(3, { legacy: 3 }), 3);
+    entries[1]!.data = { status: "APPROVED", action: "approve", n: 999 };
+    const rewritten = rechainedWithoutKey(entries.slice(0, 3), 1).concat(entries.slice(3));
+    expect(verifyChain(rewritten, { key: KEY })).toMatchObject({ ok: false, brokenAtSeq: 4, reason: expect.stringMatching(/does not link/) });
   });
 
   it("audit: editing an entry's data breaks the chain at that entry", () => {
@@ -61,9 +94,9 @@ describe("audit chain", () => {
     expect(verifyChain(rechainedWithoutKey(entries, 3), { key: KEY })).toMatchObject({ ok: false, brokenAtSeq: 3, reason: expect.stringMatching(/unkeyed hash after keyed/) });
     const relinkedAsKeyed = rechainedWithoutKey(entries, 3).map((entry) => ({ ...entry, macVersion: 1 }));
     expect(verifyChain(relinkedAsKeyed, { key: KEY })).toMatchObject({ ok: false, brokenAtSeq: 3, reason: expect.stringMatching(/altered/) });
-    // Every entry rewritten as legacy: no keyed entry left to contradict it, which is what the digest is for.
+    // Every entry rewritten in the unkeyed format from the start: no keyed anchor vouches for it.
     const everything = rechainedWithoutKey(chain(5), 1);
-    expect(verifyChain(everything, { key: KEY })).toMatchObject({ ok: true });
+    expect(verifyChain(everything, { key: KEY })).toMatchObject({ ok: false, brokenAtSeq: 1, reason: expect.stringMatching(/no keyed anchor/) });
     expect(checkAgainstDigest(everything, { workspaceId: "ws_1", seq: 5, hash: chain(5)[4]!.hash, sealedAt: "2026-01-01T00:00:05.000Z" })).toMatchObject({
       ok: false,
       brokenAtSeq: 5,

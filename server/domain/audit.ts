@@ -2,7 +2,8 @@
 // entry's MAC, so editing or deleting any entry breaks every later link, and
 // without the key (derived from the server's secret, never in the database)
 // nobody can recompute the chain after an edit. Entries written before keyed
-// MACs (macVersion 0) keep their plain SHA-256 link and are checked as such.
+// MACs (macVersion 0) keep their plain SHA-256 link, and count only where a
+// keyed anchor entry vouches for them (see verifyChain).
 import { createHash, createHmac } from "node:crypto";
 import { dequal } from "dequal";
 import { canonicalJson } from "./json.ts";
@@ -24,6 +25,13 @@ export interface AuditContent {
 
 /** 0: SHA-256 link (before keyed MACs); 1: HMAC-SHA-256 with the server's audit key. */
 export const CURRENT_MAC_VERSION = 1;
+
+/**
+ * The keyed entry the one-time upgrade appended to every chain that held
+ * unkeyed entries: its data names the last of them (`throughSeq`), and its
+ * MAC covers the link to it, so it vouches for all of them.
+ */
+export const UNKEYED_ANCHOR_ACTION = "audit.unkeyed_anchored";
 
 export function auditHash(prevHash: string, entry: AuditContent): string {
   return createHash("sha256").update(prevHash).update("\n").update(auditBody(entry)).digest("hex");
@@ -54,29 +62,65 @@ export type ChainVerdict = { ok: true; checked: number } | { ok: false; checked:
 
 type StoredEntry = AuditContent & { prevHash: string; hash: string; macVersion?: number };
 
+/** What walking a chain found: its verdict on links and MACs, and the unkeyed entries at its start. */
+export interface ChainWalk {
+  verdict: ChainVerdict;
+  /** The seq of the last unkeyed entry (0: none). */
+  lastUnkeyed: number;
+  /** Whether a keyed anchor entry names that last unkeyed entry. */
+  anchored: boolean;
+}
+
 /**
  * Checks a run of entries in seq order, starting from `prevHash`: each links to
- * the one before and its MAC (or, for macVersion 0, its hash) matches its content.
- * Once one entry is keyed, a later unkeyed one is a downgrade and is refused.
+ * the one before and its MAC (or, for an unkeyed entry, its hash) matches its
+ * content; unkeyed entries only before keyed ones. Says which unkeyed entries
+ * there are and whether an anchor vouches for them; verifyChain decides.
  */
-export function verifyChain(entries: StoredEntry[], options: { key: Buffer; prevHash?: string; expectedSeq?: number }): ChainVerdict {
+export function walkChain(entries: StoredEntry[], options: { key: Buffer; prevHash?: string; expectedSeq?: number }): ChainWalk {
   const expectedSeq = options.expectedSeq ?? 1;
   let previous = options.prevHash ?? GENESIS_HASH;
   let seq = expectedSeq;
   let keyed = false;
+  let lastUnkeyed = 0;
+  let anchored = false;
   for (const entry of entries) {
-    const broken = (reason: string): ChainVerdict => ({ ok: false, checked: seq - expectedSeq, brokenAtSeq: seq, reason });
+    const broken = (reason: string): ChainWalk => ({ verdict: { ok: false, checked: seq - expectedSeq, brokenAtSeq: seq, reason }, lastUnkeyed, anchored });
     if (entry.seq !== seq) return broken(`entry ${seq} is missing`);
     if (entry.prevHash !== previous) return broken(`entry ${seq} does not link to entry ${seq - 1}`);
     const version = entry.macVersion ?? 0;
+    if (version !== 0 && version !== CURRENT_MAC_VERSION) return broken(`entry ${seq} has an unknown MAC version ${version}`);
     if (version === 0 && keyed) return broken(`entry ${seq} has an unkeyed hash after keyed entries: it was rewritten`);
-    keyed ||= version === CURRENT_MAC_VERSION;
     const expected = version === CURRENT_MAC_VERSION ? auditMac(options.key, previous, entry) : auditHash(previous, entry);
     if (expected !== entry.hash) return broken(`entry ${seq} was altered after it was written`);
+    if (version === 0) lastUnkeyed = seq;
+    else {
+      keyed = true;
+      if (entry.action === UNKEYED_ANCHOR_ACTION && (entry.data as { throughSeq?: unknown } | null)?.throughSeq === lastUnkeyed) anchored = true;
+    }
     previous = entry.hash;
     seq += 1;
   }
-  return { ok: true, checked: entries.length };
+  return { verdict: { ok: true, checked: entries.length }, lastUnkeyed, anchored };
+}
+
+/**
+ * The chain's verdict. Unkeyed entries (anyone can compute their hash) count
+ * only as the chain's first entries, and only when a keyed anchor entry
+ * (UNKEYED_ANCHOR_ACTION) names the last of them: a chain rewritten from its
+ * start without the key, or unkeyed entries anywhere else, are refused.
+ * Nothing else (no date, no workspace setting) lets them pass.
+ */
+export function verifyChain(entries: StoredEntry[], options: { key: Buffer; prevHash?: string; expectedSeq?: number }): ChainVerdict {
+  const { verdict, lastUnkeyed, anchored } = walkChain(entries, options);
+  if (!verdict.ok || lastUnkeyed === 0 || anchored) return verdict;
+  const first = options.expectedSeq ?? 1;
+  return {
+    ok: false,
+    checked: 0,
+    brokenAtSeq: first,
+    reason: `entries ${first}–${lastUnkeyed} are in the unkeyed format of before and no keyed anchor entry vouches for them: they were written or rewritten without the audit key`,
+  };
 }
 
 /** A sealed chain head: what the log held when it was sealed, kept outside the database. */

@@ -1,7 +1,7 @@
 // Appends to the workspace's MAC-chained audit log inside the caller's
 // transaction, and verifies the chain for the console.
 import { Prisma } from "../db/generated/client.ts";
-import { auditMac, checkAgainstDigest, type AuditContent, crossCheckApprovals, CURRENT_MAC_VERSION, GENESIS_HASH, verifyChain, type AuditDigest, type ChainVerdict } from "../domain/audit.ts";
+import { auditMac, checkAgainstDigest, type AuditContent, crossCheckApprovals, CURRENT_MAC_VERSION, GENESIS_HASH, verifyChain, walkChain, type AuditDigest, type ChainVerdict, type ChainWalk } from "../domain/audit.ts";
 import { deriveKey } from "../secret.ts";
 import { lastDigest } from "./audit-seal.ts";
 import type { ServiceDeps, Tx } from "./deps.ts";
@@ -99,6 +99,11 @@ export class AuditLog {
       prevHash = hash;
       return row;
     });
+  }
+
+  /** Walks entries with this server's key (audit-unkeyed-anchor.ts). */
+  walk(entries: Parameters<typeof walkChain>[0]): ChainWalk {
+    return walkChain(entries, { key: this.#key });
   }
 
   /** Checks the chain's links and MACs, then the chain against the last sealed digest, if any. */
