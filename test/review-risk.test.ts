@@ -51,3 +51,45 @@ describe("tool annotations", () => {
     sdk.close();
   });
 });
+
+describe("risk labels", () => {
+  it("risk: a rule's label and paths reach the approval as it was asked, with the patterns found, in the list and in full", async () => {
+    const rule = await operator.policy.create.mutate({
+      name: "customer deletes",
+      match: { tool: "purge_*" },
+      outcome: "require",
+      riskLabel: "deletes customer data",
+      riskPaths: ["$.table", "$.filters.status"],
+    });
+    expect(rule).toMatchObject({ riskLabel: "deletes customer data", riskPaths: ["$.table", "$.filters.status"] });
+    expect((await operator.policy.list.query()).items.find((item) => item.policyId === rule.policyId)).toMatchObject({ riskLabel: "deletes customer data" });
+
+    const { sdk, requestId } = await begun("janitor");
+    const args = { table: "customers", filters: { status: ["draft", "disputed"] }, sql: "DELETE FROM customers", dryRun: false };
+    const asked = await sdk.call("approval.request", { requestId, tool: "purge_rows", args });
+    const quiet = await sdk.call("approval.request", { requestId, tool: "lookup", args: { id: 1 } });
+    // The label is the rule's as it was: a later edit changes the next asks only.
+    await operator.policy.update.mutate({ policyId: rule.policyId, riskLabel: "renamed" });
+
+    const listed = await operator.approval.list.query({ requestId });
+    const item = listed.items.find((entry) => entry.approvalId === asked.approvalId)!;
+    expect(item.risk.label).toBe("deletes customer data");
+    expect(item.risk.flags.map((flag) => [flag.kind, flag.path])).toEqual([
+      ["rule", "$.table"],
+      ["rule", "$.filters.status"],
+      ["sql-no-where", "$.sql"],
+      ["dry-run-off", "$.dryRun"],
+    ]);
+    expect(listed.items.find((entry) => entry.approvalId === quiet.approvalId)!.risk).toEqual({ label: null, flags: [] });
+    expect((await operator.approval.get.query({ approvalId: asked.approvalId })).risk).toEqual(item.risk);
+    sdk.close();
+  });
+
+  it("risk: a highlight path that is not a rule's path is a 400 naming riskPaths, and no rule is written", async () => {
+    const error = await operator.policy.create
+      .mutate({ name: "bad paths", match: { tool: "x" }, outcome: "require", riskPaths: ["$.rows[*].id"] })
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ data: { httpStatus: 400 }, message: expect.stringMatching(/^riskPaths: path "\$\.rows\[\*\]\.id"/) });
+    expect((await operator.policy.list.query()).items.some((item) => item.name === "bad paths")).toBe(false);
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isDestructiveHint, pathOf, riskFlags, sqlRisks } from "./risk.ts";
+import { excerptOf, isDestructiveHint, pathOf, riskFlags, sqlRisks } from "./risk.ts";
 
 describe("sqlRisks", () => {
   it.each([
@@ -58,11 +58,11 @@ describe("riskFlags", () => {
   it("a rule's label marks each of its paths found in the arguments, or the call as a whole when none is", () => {
     const args = { table: "customers", where: null, rows: [{ id: 1 }] };
     expect(riskFlags(args, null, { label: "deletes customer data", paths: ["$.table", "$.rows[0].id", "$.missing"] })).toEqual([
-      { kind: "rule", label: "deletes customer data", path: "$.table" },
-      { kind: "rule", label: "deletes customer data", path: "$.rows[0].id" },
+      { kind: "rule", label: "deletes customer data", path: "$.table", excerpt: "customers" },
+      { kind: "rule", label: "deletes customer data", path: "$.rows[0].id", excerpt: "1" },
     ]);
     expect(riskFlags(args, null, { label: "deletes customer data", paths: [] })).toEqual([{ kind: "rule", label: "deletes customer data", path: null }]);
-    expect(riskFlags(args, null, { label: null, paths: ["$.table"] })).toEqual([{ kind: "rule", label: "flagged by the rule", path: "$.table" }]);
+    expect(riskFlags(args, null, { label: null, paths: ["$.table"] })).toEqual([{ kind: "rule", label: "flagged by the rule", path: "$.table", excerpt: "customers" }]);
     expect(riskFlags(args, null, { label: null, paths: [] })).toEqual([]);
   });
 
@@ -81,6 +81,13 @@ describe("riskFlags", () => {
 
   it("annotations only add: a read-only hint leaves a DELETE flagged", () => {
     expect(riskFlags({ query: "DELETE FROM t" }, { readOnlyHint: true, destructiveHint: false }, null).map((flag) => flag.label)).toEqual(["SQL DELETE without WHERE"]);
+  });
+
+  it("the excerpt is the line of a long statement that holds the match, cut short", () => {
+    const query = ["-- purge drafts only (ticket 4711)", "SELECT 1;", "DELETE FROM documents", "WHERE status IN ('draft', 'pending_review', 'disputed');", "x".repeat(300)].join("\n");
+    expect(riskFlags({ query }, null, null)).toEqual([{ kind: "sql-delete", label: "SQL DELETE", path: "$.query", match: "DELETE", excerpt: "DELETE FROM documents" }]);
+    expect(excerptOf("y".repeat(300))).toHaveLength(160);
+    expect(excerptOf({ a: [1, 2] })).toBe('{"a":[1,2]}');
   });
 
   it("paths read back as rules write them", () => {

@@ -29,6 +29,8 @@ export interface RiskFlag {
   path: string | null;
   /** For a string argument: the part of the text that raised the flag (a statement's keywords). */
   match?: string;
+  /** The value at the path as the screen shows it beside the flag: the line of the match, or the value's JSON, cut short. */
+  excerpt?: string;
 }
 
 export interface RuleRisk {
@@ -41,9 +43,11 @@ export function riskFlags(args: unknown, annotations: ToolAnnotations | null, ru
   const flags: RiskFlag[] = [];
   if (rule?.label || rule?.paths.length) {
     const label = rule.label ?? "flagged by the rule";
-    const paths = rule.paths.filter((path) => foundAt(args, path));
-    if (paths.length === 0) flags.push({ kind: "rule", label, path: null });
-    for (const path of paths) flags.push({ kind: "rule", label, path });
+    const found = rule.paths.flatMap((path) => {
+      const at = valueAt(args, path);
+      return at.found ? [{ kind: "rule" as const, label, path, excerpt: excerptOf(at.value) }] : [];
+    });
+    flags.push(...(found.length ? found : [{ kind: "rule" as const, label, path: null }]));
   }
   if (annotations && isDestructiveHint(annotations)) {
     flags.push({
@@ -56,9 +60,9 @@ export function riskFlags(args: unknown, annotations: ToolAnnotations | null, ru
     const path = pathOf(segments);
     const key = segments.at(-1);
     if (typeof key === "string" && DRY_RUN_KEY.test(key) && (value === false || value === "false")) {
-      flags.push({ kind: "dry-run-off", label: `${key} is false: this runs for real`, path });
+      flags.push({ kind: "dry-run-off", label: `${key} is false: this runs for real`, path, excerpt: excerptOf(value) });
     }
-    if (typeof value === "string") for (const found of sqlRisks(value)) flags.push({ ...found, path });
+    if (typeof value === "string") for (const found of sqlRisks(value)) flags.push({ ...found, path, excerpt: excerptOf(value, found.match) });
   });
   return flags;
 }
@@ -94,24 +98,40 @@ export function pathOf(segments: readonly PathSegment[]): string {
   return `$${segments.map((segment) => (typeof segment === "number" ? `[${segment}]` : PLAIN_KEY.test(segment) ? `.${segment}` : `[${JSON.stringify(segment)}]`)).join("")}`;
 }
 
-function foundAt(root: unknown, path: string): boolean {
+function valueAt(root: unknown, path: string): { found: false } | { found: true; value: unknown } {
   let segments: PathSegment[];
   try {
     segments = parseJsonPath(path);
   } catch {
-    return false;
+    return { found: false };
   }
   let current = root;
   for (const segment of segments) {
     if (typeof segment === "number") {
-      if (!Array.isArray(current) || segment >= current.length) return false;
+      if (!Array.isArray(current) || segment >= current.length) return { found: false };
       current = current[segment];
     } else {
-      if (current === null || typeof current !== "object" || Array.isArray(current) || !Object.hasOwn(current, segment)) return false;
+      if (current === null || typeof current !== "object" || Array.isArray(current) || !Object.hasOwn(current, segment)) return { found: false };
       current = (current as Record<string, unknown>)[segment];
     }
   }
-  return true;
+  return { found: true, value: current };
+}
+
+const EXCERPT_CHARS = 160;
+
+/** A string's line that holds `match` (its first line without one); any other value as JSON; cut at 160 characters. */
+export function excerptOf(value: unknown, match?: string): string {
+  let text: string;
+  if (typeof value === "string") {
+    const at = match ? value.indexOf(match) : 0;
+    const start = value.lastIndexOf("\n", at) + 1;
+    const end = value.indexOf("\n", at + (match?.length ?? 0));
+    text = value.slice(start, end === -1 ? undefined : end).trim();
+  } else {
+    text = JSON.stringify(value) ?? "null";
+  }
+  return text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS - 1)}…` : text;
 }
 
 // ---- SQL ---------------------------------------------------------------------

@@ -7,7 +7,7 @@ import { isActive, type ApprovalStatus, type DecisionAction, type RunStatus } fr
 import type { ServiceDeps } from "../deps.ts";
 import { decisionPayload } from "./approval-views.ts";
 import { isAskedOf } from "../../domain/routing.ts";
-import type { ToolAnnotations } from "../../domain/risk.ts";
+import { riskFlags, type ToolAnnotations } from "../../domain/risk.ts";
 
 export interface ApprovalListFilter {
   status?: ApprovalStatus | "DECIDED";
@@ -68,6 +68,12 @@ export interface Liveness {
   windowMs: number;
 }
 
+function riskOf(approval: Approval) {
+  const annotations = (approval.toolAnnotations ?? null) as ToolAnnotations | null;
+  const rule = approval.riskLabel !== null || approval.riskPaths.length > 0 ? { label: approval.riskLabel, paths: approval.riskPaths } : null;
+  return { label: approval.riskLabel, flags: riskFlags(approval.proposedArgs, annotations, rule) };
+}
+
 export function approvalItem(approval: ListedApproval, viewer?: Viewer, liveness?: Liveness) {
   const ask = { role: approval.askedRole ?? approval.requiredRole, operators: approval.askedOperators, group: approval.askedGroup };
   return {
@@ -103,6 +109,8 @@ export function approvalItem(approval: ListedApproval, viewer?: Viewer, liveness
     executionDeviated: approval.executionDeviated,
     policy: approval.policyId ? { policyId: approval.policyId, name: approval.policyName, version: approval.policyVersion } : null,
     annotations: (approval.toolAnnotations ?? null) as ToolAnnotations | null,
+    // What the reviewer must look at: the rule's label (as it was when asked) and every flag found.
+    risk: riskOf(approval),
     decider: approval.deciderKind,
     requiredRole: approval.requiredRole,
     requiredApprovals: approval.requiredApprovals,
