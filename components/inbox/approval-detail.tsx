@@ -19,6 +19,7 @@ import { ApprovalNotifications, describeAsked } from "./approval-notifications";
 import { DecisionPanel, type DecisionPanelHandle } from "./decision-panel";
 import { clearDrafts, draftsOf } from "./drafts";
 import { RequestChain } from "./request-chain";
+import { RiskFlags } from "./risk-flags";
 
 const VERB: Record<string, string> = { approve: "approved", edit: "approved with edits", reject: "rejected", respond: "answered" };
 
@@ -349,6 +350,7 @@ export const ApprovalDetail = forwardRef<
 
       {approval.batch ? <PausedTogether approval={approval} /> : null}
 
+      {approval.kind === "tool" ? <RiskFlags approval={approval} /> : null}
       {approval.kind !== "tool" && isEmptyArgs(approval.args) ? null : argsSection}
 
       {pending && canDecide(operator) ? (

@@ -6,6 +6,7 @@ import { formatDuration, formatTime, useNow } from "@/lib/format";
 import type { ApprovalItem } from "@/lib/types";
 import { keyArguments } from "@/server/domain/notification-message";
 import { ACTION_LABEL, ApprovalBadge } from "../ui";
+import { RiskChip } from "./risk-flags";
 
 export const ROW_HEIGHT = 64;
 
@@ -71,6 +72,7 @@ function ToolAndAgent({ approval, sessionLabel }: { approval: RowProps["approval
           <span className="shrink-0 rounded bg-indigo-100 px-1.5 text-[11px] font-semibold uppercase text-indigo-900">{approval.kind}</span>
         ) : null}
         <span className="truncate font-mono text-sm font-semibold">{approval.tool}</span>
+        <RiskChip risk={approval.risk} />
         {approval.agentWaiting === "gone" ? (
           <span data-testid="agent-gone-tag" title="No agent has asked about this approval lately: a decision would be recorded, but nothing may run" className="shrink-0 rounded bg-amber-100 px-1.5 text-[11px] font-medium text-amber-900">
             no agent waiting

@@ -192,6 +192,18 @@ export function RuleEditor({ rule, onDone }: { rule: PolicyItem | null; onDone(s
         </fieldset>
 
         <fieldset className="grid min-w-0 grid-cols-1 gap-3 rounded border border-slate-200 p-3 sm:grid-cols-2">
+          <legend className="px-1 text-sm font-medium">What reviewers see</legend>
+          <Field label="Risk label (optional)" error={errors.riskLabel} hint="Shown on the inbox row and above the arguments: deletes customer data">
+            {(control) => <input {...control} value={form.riskLabel} onChange={(event) => set("riskLabel", event.target.value)} className={inputClass(Boolean(errors.riskLabel))} />}
+          </Field>
+          <Field label="Arguments to highlight (optional)" error={errors.riskPaths} hint="One path a line, as in conditions: $.query, $.rows[0].id">
+            {(control) => (
+              <textarea {...control} rows={2} value={form.riskPaths} onChange={(event) => set("riskPaths", event.target.value)} className={`${inputClass(Boolean(errors.riskPaths))} font-mono`} />
+            )}
+          </Field>
+        </fieldset>
+
+        <fieldset className="grid min-w-0 grid-cols-1 gap-3 rounded border border-slate-200 p-3 sm:grid-cols-2">
           <legend className="px-1 text-sm font-medium">Lifetime</legend>
           <label className="flex items-center gap-1.5 self-center text-sm">
             <input type="checkbox" checked={form.enabled} onChange={(event) => set("enabled", event.target.checked)} />

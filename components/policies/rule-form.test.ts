@@ -88,6 +88,15 @@ describe("rule editor: building the request", () => {
     expect(built.ok ? [] : Object.keys(built.errors)).toEqual([field]);
   });
 
+  it("a risk label and highlight paths (one a line) are sent; a path a rule cannot name is refused on its field", () => {
+    const built = buildRuleInput(form({ riskLabel: "  deletes customer data ", riskPaths: "$.table\n\n  $.rows[0].id  " }));
+    expect(built).toMatchObject({ ok: true, input: { riskLabel: "deletes customer data", riskPaths: ["$.table", "$.rows[0].id"] } });
+    expect(buildRuleInput(form({}))).toMatchObject({ ok: true, input: { riskLabel: null, riskPaths: [] } });
+    const refused = buildRuleInput(form({ riskPaths: "$.rows[*].id" }));
+    expect(refused.ok ? {} : refused.errors).toEqual({ riskPaths: expect.stringMatching(/^riskPaths: path "\$\.rows\[\*\]\.id" cannot be read/) });
+    expect(errorsFromServer('riskPaths: path "x" must start with $')).toEqual({ riskPaths: 'riskPaths: path "x" must start with $' });
+  });
+
   it("a remembered rule placed after every written rule keeps its place when edited", () => {
     const stored: StoredRule = {
       name: "Allow lookup for billing-agent for an hour",

@@ -3,7 +3,7 @@
 // compiler for JSON paths and RE2 expressions, so the editor refuses exactly
 // what the server would refuse, with the same words, next to the field.
 import type { z } from "zod";
-import { CONDITION_OPS, compileCondition, LAST_PRIORITY, type ConditionOp } from "@/server/domain/policy";
+import { CONDITION_OPS, compileCondition, LAST_PRIORITY, parseJsonPath, type ConditionOp } from "@/server/domain/policy";
 import { zPolicyInput } from "@/server/api/routers/policy.types";
 import type { DecisionAction } from "@/lib/types";
 import { durationFromMs, durationToMs, type DurationText } from "./duration";
@@ -49,6 +49,10 @@ export interface RuleForm {
   route: RouteForm;
   /** A datetime-local value, or empty for no expiry. */
   expiresAt: string;
+  /** Shown to reviewers of the calls the rule matches. */
+  riskLabel: string;
+  /** Argument paths to highlight, one a line. */
+  riskPaths: string;
 }
 
 /** Errors by field: `name`, `match.tool`, `match.args.0`, `timeoutMs`, ... and `form` for the rest. */
@@ -78,6 +82,8 @@ export interface StoredRule {
   allowApproveOnTimeout: boolean;
   route?: Route | null;
   expiresAt: string | null;
+  riskLabel?: string | null;
+  riskPaths?: string[];
 }
 
 let rowCounter = 0;
@@ -109,6 +115,8 @@ export function emptyForm(): RuleForm {
     allowApproveOnTimeout: false,
     route: routeFormFrom(null),
     expiresAt: "",
+    riskLabel: "",
+    riskPaths: "",
   };
 }
 
@@ -175,6 +183,8 @@ export function formFromRule(rule: StoredRule): RuleForm {
     allowApproveOnTimeout: rule.allowApproveOnTimeout,
     route: routeFormFrom(rule.route),
     expiresAt: toLocalInput(rule.expiresAt),
+    riskLabel: rule.riskLabel ?? "",
+    riskPaths: (rule.riskPaths ?? []).join("\n"),
   };
 }
 
@@ -189,7 +199,7 @@ export function fieldKey(path: string): string {
   return parts[0] ?? "form";
 }
 
-const KNOWN_FIELDS = /^(name|description|priority|enabled|message|role|approvers|allow|timeoutMs|onTimeout|allowApproveOnTimeout|expiresAt|route|match(?:\.\w+)?(?:\[\d+\]|\.\d+)?)\b/;
+const KNOWN_FIELDS = /^(name|description|priority|enabled|message|role|approvers|allow|timeoutMs|onTimeout|allowApproveOnTimeout|expiresAt|route|riskLabel|riskPaths|match(?:\.\w+)?(?:\[\d+\]|\.\d+)?)\b/;
 
 /**
  * Places a 400 from the server next to the field it names. The server says
@@ -255,6 +265,14 @@ export function buildRuleInput(form: RuleForm): { ok: true; input: PolicyInput }
 
   const route = asks ? routeFromForm(form.route) : ({ ok: true, route: null } as const);
   if (!route.ok) errors.route = route.error;
+  const riskPaths = form.riskPaths.split("\n").map((line) => line.trim()).filter(Boolean);
+  for (const path of riskPaths) {
+    try {
+      parseJsonPath(path);
+    } catch (error) {
+      errors.riskPaths ??= `riskPaths: ${(error as Error).message}`;
+    }
+  }
 
   const match: PolicyInput["match"] = {
     ...(form.agent.trim() ? { agent: form.agent.trim() } : {}),
@@ -281,6 +299,8 @@ export function buildRuleInput(form: RuleForm): { ok: true; input: PolicyInput }
     ...(priority && /^\d+$/.test(priority) ? { priority: Number(priority) } : {}),
     enabled: form.enabled,
     expiresAt,
+    riskLabel: form.riskLabel.trim() || null,
+    riskPaths,
   };
 
   const parsed = zPolicyInput.safeParse(input);
