@@ -518,3 +518,44 @@ describe("context", () => {
     await expect(agent.context.assemble({ taskId: "tsk_missing0" })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 });
+
+describe("state at an ask", () => {
+  it("agent state: the review screen gets the version saved when the agent asked, owner-annotated, and its change since the task's previous ask", async () => {
+    let clock = Date.parse("2026-11-27T10:00:00Z");
+    app.deps.now = () => new Date(clock);
+    const tick = () => (clock += 1000);
+    const { agent, taskId, requestId } = await agentThread({ ownership: RULES });
+    const operator = await operatorCaller(app.deps);
+    tick();
+    const first = await agent.approval.request({ requestId, tool: "lookup", args: {} });
+    tick();
+    await agent.state.save({ taskId, requestId, state: asState({ ticket: "purge drafts only", cart: ["a"] }) });
+    tick();
+    const second = await agent.approval.request({ requestId, tool: "run_sql", args: { query: "DELETE FROM documents" } });
+    tick();
+    await agent.state.save({ taskId, requestId, state: asState({ ticket: "purge drafts only", done: true, cart: ["a", "b"] }), baseVersion: 1 });
+
+    expect(await operator.approval.agentState({ approvalId: first.approvalId })).toEqual({ taskId, atAsk: null, newerVersions: 2, previous: null, change: null });
+    expect(await operator.approval.agentState({ approvalId: second.approvalId })).toEqual({
+      taskId,
+      atAsk: {
+        version: 1,
+        savedAt: new Date(Date.parse("2026-11-27T10:00:02Z")).toISOString(),
+        sizeBytes: expect.any(Number),
+        state: { ticket: "purge drafts only", cart: ["a"] },
+        owners: { ticket: { owner: "SHARED", protocol: "last-write-wins" }, cart: { owner: "SHARED", protocol: "append-only" } },
+      },
+      newerVersions: 1,
+      previous: { approvalId: first.approvalId, tool: "lookup", askedAt: new Date(Date.parse("2026-11-27T10:00:01Z")).toISOString(), version: 0 },
+      change: {
+        fromVersion: 0,
+        toVersion: 1,
+        keys: [
+          { key: "cart", change: "added", owner: "SHARED", protocol: "append-only" },
+          { key: "ticket", change: "added", owner: "SHARED", protocol: "last-write-wins" },
+        ],
+      },
+    });
+    await expect(operator.approval.agentState({ approvalId: "apr_nosuch" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+});

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { LIMITS } from "../../domain/json.ts";
 import { getApproval, listApprovals, viewerOf } from "../../services/approvals/approval-list.ts";
 import { awaitApproval } from "../../services/approvals/await-approval.ts";
+import { agentStateAtAsk } from "../../services/approvals/agent-state-at-ask.ts";
 import { decideApproval } from "../../services/approvals/decide-approval.ts";
 import { decideMany } from "../../services/approvals/decide-many.ts";
 import { claimExecution } from "../../services/approvals/claim-execution.ts";
@@ -130,6 +131,11 @@ export const approvalRouter = router({
   get: operatorProcedure
     .input(z.object({ approvalId: zId("apr") }))
     .query(async ({ ctx, input }) => getApproval(ctx.deps, ctx.operator.workspaceId, input.approvalId, await viewerOf(ctx.deps, ctx.operator.operatorId, ctx.operator.email))),
+
+  /** The agent's thread state when it asked (owner-annotated), and its change since the task's previous ask. */
+  agentState: operatorProcedure
+    .input(z.object({ approvalId: zId("apr") }))
+    .query(({ ctx, input }) => agentStateAtAsk(ctx.deps, ctx.operator.workspaceId, input.approvalId)),
 
   decide: deciderProcedure
     .input(
