@@ -20,6 +20,7 @@ import { DecisionPanel, type DecisionPanelHandle } from "./decision-panel";
 import { clearDrafts, draftsOf } from "./drafts";
 import { RequestChain } from "./request-chain";
 import { RiskFlags } from "./risk-flags";
+import { AgentStateAtAsk } from "./agent-state";
 
 const VERB: Record<string, string> = { approve: "approved", edit: "approved with edits", reject: "rejected", respond: "answered" };
 
@@ -351,6 +352,7 @@ export const ApprovalDetail = forwardRef<
       {approval.batch ? <PausedTogether approval={approval} /> : null}
 
       {approval.kind === "tool" ? <RiskFlags approval={approval} /> : null}
+      <AgentStateAtAsk approval={approval} />
       {approval.kind !== "tool" && isEmptyArgs(approval.args) ? null : argsSection}
 
       {pending && canDecide(operator) ? (

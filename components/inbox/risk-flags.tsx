@@ -62,7 +62,7 @@ export function RiskFlags({ approval }: { approval: ApprovalItem }) {
           <li key={index} data-testid="risk-flag" data-kind={flag.kind} className="grid min-w-0 gap-1 text-sm sm:grid-cols-[minmax(0,14rem)_minmax(0,1fr)] sm:gap-3">
             <span className="min-w-0">
               <span className={`inline-block rounded px-1.5 py-0.5 text-xs font-semibold ${TONE[flag.kind]}`}>{flag.label}</span>
-              {flag.kind === "rule" ? <span className="ml-1 text-[11px] text-slate-600">rule “{approval.policy?.name}”</span> : null}
+              {flag.kind === "rule" ? <span className="mt-0.5 block truncate text-[11px] text-slate-600">by the rule “{approval.policy?.name}”</span> : null}
             </span>
             {flag.path ? (
               <span className="min-w-0">

@@ -52,7 +52,7 @@ export function riskFlags(args: unknown, annotations: ToolAnnotations | null, ru
   if (annotations && isDestructiveHint(annotations)) {
     flags.push({
       kind: "destructive-hint",
-      label: annotations.destructiveHint === undefined ? "may be destructive (the tool gives no destructiveHint: MCP's default)" : "destructive, says the tool",
+      label: annotations.destructiveHint === undefined ? "may be destructive (no destructiveHint: MCP default)" : "destructive, says the tool",
       path: null,
     });
   }

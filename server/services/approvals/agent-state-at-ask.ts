@@ -2,6 +2,7 @@
 // thread state as saved by then (each key with its owner), and what changed in
 // it since the task's previous ask. Reads only.
 import { notFound } from "../../domain/errors.ts";
+import type { KeyOwnership } from "../../domain/thread/ownership.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { stateDiff, stateVersion } from "../thread-state.ts";
 
@@ -33,7 +34,7 @@ export async function agentStateAtAsk(deps: ServiceDeps, workspaceId: string, ap
   return {
     taskId,
     /** The version the agent had saved when it asked; null when it had saved none. */
-    atAsk: state && { version: state.version, savedAt: state.createdAt, sizeBytes: state.sizeBytes, state: state.state, owners: state.owners },
+    atAsk: state && { version: state.version, savedAt: state.createdAt, sizeBytes: state.sizeBytes, state: state.state, owners: state.owners as Record<string, KeyOwnership> },
     /** Versions saved since the ask (the agent went on, or another agent wrote). */
     newerVersions: latest - atAsk,
     /** The task's ask before this one, with the version it was made on. */

@@ -1,0 +1,77 @@
+// Risk is shown, not left to the reader: a rule's label on the inbox row and
+// above the arguments, the risky text of a long statement marked, a tool's
+// destructive hint, and the agent's state at the ask one click away.
+import { expect, test, type Page, type TestInfo } from "@playwright/test";
+import { adminApi, agentCall, finalScreenshot, inboxRow, logIn, unique } from "./helpers";
+
+/** Kept as a file of the test's output too, to be looked at. */
+async function keep(page: Page, testInfo: TestInfo, name: string) {
+  await page.screenshot({ path: testInfo.outputPath(`${name}.png`) });
+  await finalScreenshot(page, testInfo, name);
+}
+
+const STATEMENT = [
+  "-- purge drafts (ticket OPS-4711)",
+  ...Array.from({ length: 27 }, (_, line) => `-- step ${line + 1}: checked by the agent`),
+  "DELETE FROM documents",
+  "WHERE status IN ('draft', 'pending_review', 'disputed');",
+].join("\n");
+
+test("a risky value is highlighted under the rule's label, the row carries the label, and the agent's state is one click away", async ({ page }, testInfo) => {
+  const tool = unique("run_sql");
+  const admin = await adminApi();
+  await admin.call("policy.create", { name: unique("sql deletes"), match: { tool }, outcome: "require", riskLabel: "deletes documents", riskPaths: ["$.database"] });
+  await admin.dispose();
+  const { sessionId } = await agentCall<{ sessionId: string }>("session.open", { title: unique("purge drafts") });
+  const { taskId, requestId } = await agentCall<{ taskId: string; requestId: string }>("request.begin", { sessionId, agent: "janitor" });
+  await agentCall("thread.configure", { taskId, config: {} });
+  await agentCall("state.save", { taskId, requestId, state: { ticket: "OPS-4711: purge drafts only" } });
+  const { approvalId } = await agentCall<{ approvalId: string }>("approval.request", {
+    requestId,
+    tool,
+    args: { database: "prod", query: STATEMENT, dryRun: false },
+    annotations: { title: "Run SQL", readOnlyHint: false },
+  });
+
+  for (const [label, viewport] of [
+    ["1440x900", { width: 1440, height: 900 }],
+    ["1280x800", { width: 1280, height: 800 }],
+    ["390x844", { width: 390, height: 844 }],
+  ] as const) {
+    await page.setViewportSize(viewport);
+    if (label === "1440x900") {
+      await logIn(page);
+      await expect(inboxRow(page, tool, "janitor").getByTestId("risk-chip")).toHaveText("deletes documents +3");
+      await inboxRow(page, tool, "janitor").click();
+    } else {
+      await page.goto(`/approvals/${approvalId}`);
+    }
+    const flags = page.getByTestId("risk-flags").filter({ visible: true });
+    await expect(flags).toContainText("deletes documents");
+    const sql = flags.locator(`[data-kind="sql-delete"]`);
+    await expect(sql).toContainText("$.query");
+    await expect(sql.getByTestId("risk-match")).toHaveText("DELETE");
+    await expect(sql.getByTestId("risk-value")).toHaveText("DELETE FROM documents");
+    await expect(flags.getByTestId("risk-flag").filter({ hasText: "dryRun is false" })).toBeVisible();
+    await expect(flags.getByTestId("risk-flag").filter({ hasText: "may be destructive" })).toContainText("Run SQL");
+    await sql.getByTestId("risk-match").scrollIntoViewIfNeeded();
+    await keep(page, testInfo, `risk-${label}`);
+  }
+
+  const state = page.getByTestId("agent-state").filter({ visible: true });
+  await expect(state).toContainText("Agent's state when it asked: v1, 1 keys, its first ask in this task");
+  await state.getByRole("button").click();
+  await expect(state.getByRole("table", { name: "State keys at the ask" })).toContainText("OPS-4711: purge drafts only");
+  await keep(page, testInfo, "agent-state-390x844");
+});
+
+test("a call nothing flags says so, and not that it is safe", async ({ page }) => {
+  const tool = unique("lookup");
+  const { sessionId } = await agentCall<{ sessionId: string }>("session.open", { title: unique("quiet") });
+  const { requestId } = await agentCall<{ requestId: string }>("request.begin", { sessionId, agent: "janitor" });
+  const { approvalId } = await agentCall<{ approvalId: string }>("approval.request", { requestId, tool, args: { id: 7 } });
+  await logIn(page, undefined, undefined, `/approvals/${approvalId}`);
+  await expect(page.getByTestId("risk-none")).toContainText("Nothing flagged.");
+  await expect(page.getByTestId("risk-none")).toContainText("they do not say a call is safe");
+  await expect(page.getByTestId("risk-flags")).toHaveCount(0);
+});
