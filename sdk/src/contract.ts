@@ -159,6 +159,12 @@ export interface Contract {
     input: { requestId: string; error: { message: string; code?: string } };
     output: { requestId: string; status: RequestStatus };
   };
+  "task.cancelAsAgent": {
+    kind: "mutation";
+    /** Cancels the agent's own task and everything below it: pending approvals end CANCELED. */
+    input: { taskId: string; reason?: string };
+    output: { taskId: string; status: RequestStatus; canceledRequests: number };
+  };
   "request.trace": {
     kind: "mutation";
     input: { requestId: string; events: { type: string; name?: string; data?: Json }[] };

@@ -1,0 +1,107 @@
+// One gateway process is one run: a Tollgate session with one task and its
+// root request, under which each tool call is a child request of its own. The
+// run's ids are kept in a small file, named by a hash of the server's URL, the
+// agent key and the run id, so a gateway started again finds its run:
+// - with the run id it was given (--run-id), it takes the run over, and a call
+//   it is asked again (same tool and arguments) finds the approval the dead
+//   gateway was waiting on instead of asking twice;
+// - with the run id it derived itself, it cancels what the dead gateway left
+//   pending (nobody waits on it any more) and starts a new run.
+import { createHash } from "node:crypto";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import path from "node:path";
+import type { Tollgate } from "../index.ts";
+
+export interface RunIds {
+  sessionId: string;
+  taskId: string;
+  rootRequestId: string;
+}
+
+export interface RunOptions {
+  tollgate: Tollgate;
+  url: string;
+  apiKey: string;
+  agent: string;
+  /** Given by the user: a restarted gateway takes the run over. */
+  runId?: string;
+  sessionTitle?: string;
+  /** Where runs are remembered (default $XDG_STATE_HOME/tollgate-mcp or ~/.local/state/tollgate-mcp). */
+  stateDir?: string;
+  log: (line: string) => void;
+}
+
+export interface Run extends RunIds {
+  /** True when this gateway took over a run begun by an earlier one (its calls may already be asked). */
+  resumed: boolean;
+}
+
+interface Remembered extends RunIds {
+  pid: number;
+}
+
+export function defaultStateDir(): string {
+  return path.join(process.env.XDG_STATE_HOME || path.join(homedir(), ".local", "state"), "tollgate-mcp");
+}
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+/** A process that is still alive (signal 0 only checks); a dead gateway's pid is free, or another process's. */
+function alive(pid: number): boolean {
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+async function recall(file: string): Promise<Remembered | null> {
+  try {
+    const saved = JSON.parse(await readFile(file, "utf8")) as Partial<Remembered>;
+    if (typeof saved.sessionId === "string" && typeof saved.taskId === "string" && typeof saved.rootRequestId === "string") return saved as Remembered;
+  } catch {
+    // No run remembered (or a file cut short by a crash): start a new one.
+  }
+  return null;
+}
+
+async function remember(file: string, ids: RunIds): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  // Written whole, then renamed over the old one: a crash leaves one or the other.
+  const partial = `${file}.${process.pid}.tmp`;
+  await writeFile(partial, JSON.stringify({ ...ids, pid: process.pid }), { mode: 0o600 });
+  await rename(partial, file);
+}
+
+/** Begins this gateway's run, or takes over (or cleans up after) the one a dead gateway left. */
+export async function openRun(options: RunOptions): Promise<Run> {
+  const { tollgate } = options;
+  const runId = options.runId ?? `${options.agent}@${process.cwd()}`;
+  // The key is hashed into the name, never written: two keys never share a run.
+  const file = path.join(options.stateDir ?? defaultStateDir(), `${sha256(`${options.url}\n${sha256(options.apiKey)}\n${runId}`).slice(0, 32)}.json`);
+  const earlier = await recall(file);
+
+  if (earlier && options.runId !== undefined) {
+    const root = await tollgate.call("request.load", { requestId: earlier.rootRequestId }).catch(() => null);
+    if (root && (root.status === "RUNNING" || root.status === "PAUSED")) {
+      await remember(file, earlier);
+      options.log(`tollgate-mcp: run "${options.runId}" taken over (session ${earlier.sessionId})`);
+      return { sessionId: earlier.sessionId, taskId: earlier.taskId, rootRequestId: earlier.rootRequestId, resumed: true };
+    }
+  } else if (earlier && !alive(earlier.pid)) {
+    // Nobody waits on what the dead gateway asked: its client went with it.
+    await tollgate
+      .call("task.cancelAsAgent", { taskId: earlier.taskId, reason: "the MCP gateway that asked stopped; its client is gone" })
+      .then((canceled) => options.log(`tollgate-mcp: canceled ${canceled.canceledRequests} request(s) a stopped gateway left in session ${earlier.sessionId}`))
+      .catch((error: Error) => options.log(`tollgate-mcp: could not cancel what a stopped gateway left: ${error.message}`));
+  }
+
+  const { sessionId } = await tollgate.openSession({ title: options.sessionTitle ?? `MCP: ${options.agent}`, metadata: { gateway: "tollgate-mcp", agent: options.agent } });
+  const root = await tollgate.call("request.begin", { sessionId, agent: options.agent, kind: "orchestrator", framework: "mcp", input: { runId } });
+  const ids = { sessionId, taskId: root.taskId, rootRequestId: root.requestId };
+  await remember(file, ids);
+  return { ...ids, resumed: false };
+}

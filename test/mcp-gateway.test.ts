@@ -1,0 +1,263 @@
+// tollgate-mcp, the MCP gateway, between the MCP SDK's real client and a real
+// MCP server (test/fixtures-mcp-upstream.ts), each a process of its own, with
+// one real Tollgate server for the file: every tool call is an approval, and
+// the upstream's log of what it ran shows what got through.
+import { spawn } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CallToolResultSchema, ElicitRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { OperatorClient } from "./clients.ts";
+import { AGENT_KEY } from "./harness.ts";
+import { useTestServer, type TestServer } from "./server.ts";
+
+const repository = path.resolve(import.meta.dirname, "..");
+const CLI = path.join(repository, "sdk/src/gateway/cli.ts");
+const UPSTREAM = path.join(repository, "test/fixtures-mcp-upstream.ts");
+// By path: the processes run in a scratch folder, where "tsx" does not resolve.
+const TSX = pathToFileURL(path.join(repository, "node_modules/tsx/dist/loader.mjs")).href;
+const tsx = (file: string) => [process.execPath, "--import", TSX, file] as const;
+
+let test: TestServer;
+let operator: OperatorClient;
+useTestServer((started, loggedIn) => {
+  test = started;
+  operator = loggedIn;
+});
+
+let scratch: string;
+beforeAll(async () => {
+  scratch = await mkdtemp(path.join(tmpdir(), "tollgate-mcp-"));
+});
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+let connections = 0;
+/** An MCP client whose server is `tollgate-mcp ... -- <the test upstream>`; it answers elicitations with `confirmed: true`. */
+async function connect(options: { args?: string[]; env?: Record<string, string>; url?: string; log?: string; runId?: string } = {}) {
+  connections += 1;
+  const log = options.log ?? path.join(scratch, `upstream-${connections}.log`);
+  await writeFile(log, "", { flag: "a" });
+  const [node, ...gateway] = tsx(CLI);
+  const transport = new StdioClientTransport({
+    command: node,
+    args: [
+      ...gateway,
+      "--url",
+      options.url ?? test.url,
+      "--progress-interval",
+      "100",
+      "--state-dir",
+      path.join(scratch, "state"),
+      ...(options.runId ? ["--run-id", options.runId] : []),
+      ...(options.args ?? []),
+      "--",
+      ...tsx(UPSTREAM),
+    ],
+    env: { ...(process.env as Record<string, string>), TOLLGATE_AGENT_KEY: AGENT_KEY, UPSTREAM_LOG: log, ...options.env },
+    cwd: scratch,
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk) => (stderr += chunk));
+  const client = new Client({ name: "test-client", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } } });
+  const elicited: string[] = [];
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    elicited.push(request.params.message);
+    return { action: "accept", content: { confirmed: true } };
+  });
+  await client.connect(transport);
+  const ran = async () =>
+    (await readFile(log, "utf8"))
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { tool: string; args: Record<string, unknown> });
+  return { client, transport, ran, elicited, stderr: () => stderr, log };
+}
+
+const call = (client: Client, name: string, args: Record<string, unknown>, options: Parameters<Client["callTool"]>[2] = {}) =>
+  client.callTool({ name, arguments: args }, CallToolResultSchema, options) as Promise<CallToolResult>;
+const textOf = (result: CallToolResult) => result.content.map((part) => (part.type === "text" ? part.text : `[${part.type}]`)).join("\n");
+
+async function pending(match: { tool: string; text?: string }, count = 1) {
+  const read = async () => (await operator.approval.list.query({ status: "PENDING", agent: "files", ...match })).items;
+  await expect.poll(async () => (await read()).length, { timeout: 30_000 }).toBe(count);
+  return read();
+}
+
+describe("tollgate-mcp over stdio", () => {
+  let shared: Awaited<ReturnType<typeof connect>>;
+  beforeAll(async () => {
+    shared = await connect();
+  }, 60_000);
+  afterAll(async () => {
+    await shared?.client.close();
+  });
+
+  it("mcp gateway: the client lists the upstream's tools with their annotations, and an approved call runs once, its result kept on the approval", async () => {
+    const { tools } = await shared.client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(["read_file", "delete_file", "confirm_with_user"]);
+    expect(tools[0]!.annotations).toEqual({ title: "Read a file", readOnlyHint: true, openWorldHint: false });
+    expect(shared.client.getServerVersion()).toMatchObject({ name: "files" });
+
+    const called = call(shared.client, "delete_file", { recursive: true, path: "/tmp/approved" });
+    const [approval] = await pending({ tool: "delete_file" });
+    expect(Object.keys(approval!.args as object)).toEqual(["recursive", "path"]);
+    expect(approval!.summary).toContain("MCP server **files** asks to run `delete_file`");
+    expect(approval!.summary).toContain("> Deletes a file");
+    expect(approval!.summary).toContain("read-only: no (not said; MCP's default)");
+    expect(await shared.ran()).toEqual([]);
+    await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
+
+    const result = await called;
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toBe("deleted /tmp/approved");
+    expect(await shared.ran()).toEqual([{ tool: "delete_file", args: { recursive: true, path: "/tmp/approved" } }]);
+    await expect
+      .poll(async () => (await operator.approval.get.query({ approvalId: approval!.approvalId })).executionResult, { timeout: 10_000 })
+      .toEqual({ text: "deleted /tmp/approved", isError: false });
+  });
+
+  it("mcp gateway: edit runs the operator's arguments; reject says the operator's message and never reaches the upstream; respond answers without running", async () => {
+    const before = (await shared.ran()).length;
+    const edited = call(shared.client, "delete_file", { path: "/" });
+    const [toEdit] = await pending({ tool: "delete_file" });
+    await operator.approval.decide.mutate({ approvalId: toEdit!.approvalId, action: "edit", args: { path: "/tmp/only-this" } });
+    expect(textOf(await edited)).toBe("deleted /tmp/only-this");
+
+    const rejected = call(shared.client, "delete_file", { path: "/home" });
+    const [toReject] = await pending({ tool: "delete_file" });
+    await operator.approval.decide.mutate({ approvalId: toReject!.approvalId, action: "reject", message: "never the home folder" });
+    const refusal = await rejected;
+    expect(refusal.isError).toBe(true);
+    expect(textOf(refusal)).toContain("never the home folder");
+
+    const answered = call(shared.client, "read_file", { path: "/etc/motd" });
+    const [toAnswer] = await pending({ tool: "read_file" });
+    await operator.approval.decide.mutate({ approvalId: toAnswer!.approvalId, action: "respond", message: "the motd says: welcome" });
+    const response = await answered;
+    expect(response.isError).toBeFalsy();
+    expect(textOf(response)).toBe("the motd says: welcome");
+
+    expect((await shared.ran()).slice(before)).toEqual([{ tool: "delete_file", args: { path: "/tmp/only-this" } }]);
+  });
+
+  it("mcp gateway: a call nobody decides in time expires as an error, not run", async () => {
+    const { policyId } = await operator.policy.create.mutate({
+      name: "expire quickly",
+      match: { tool: "read_file", args: [{ path: "$.path", op: "eq", value: "/expires" }] },
+      outcome: "require",
+      timeoutMs: 1_000,
+    });
+    try {
+      const result = await call(shared.client, "read_file", { path: "/expires" });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain("nobody decided in time");
+      expect((await shared.ran()).filter((entry) => entry.args.path === "/expires")).toEqual([]);
+    } finally {
+      await operator.policy.delete.mutate({ policyId });
+    }
+  });
+
+  it("mcp gateway: progress keeps the client's own short request timeout alive while a person decides", async () => {
+    let beats = 0;
+    // One second of client timeout, reset by each progress notification; the decision comes after more than that.
+    const called = call(shared.client, "read_file", { path: "/slow" }, { timeout: 1_000, resetTimeoutOnProgress: true, onprogress: () => (beats += 1) });
+    const [approval] = await pending({ tool: "read_file" });
+    await expect.poll(() => beats, { timeout: 20_000 }).toBeGreaterThanOrEqual(15);
+    await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
+    expect(textOf(await called)).toBe("contents of /slow");
+  });
+
+  it("mcp gateway: the client canceling a waiting call cancels its approval, and two calls at once are two approvals", async () => {
+    const abort = new AbortController();
+    const canceled = call(shared.client, "delete_file", { path: "/canceled" }, { signal: abort.signal });
+    const [approval] = await pending({ tool: "delete_file" });
+    abort.abort("the user stopped the agent");
+    await expect(canceled).rejects.toThrow();
+    await expect.poll(async () => (await operator.approval.get.query({ approvalId: approval!.approvalId })).status, { timeout: 10_000 }).toBe("CANCELED");
+
+    const first = call(shared.client, "read_file", { path: "/one" });
+    const second = call(shared.client, "read_file", { path: "/two" });
+    const both = await pending({ tool: "read_file" }, 2);
+    expect(both.map((item) => (item.args as { path: string }).path).sort()).toEqual(["/one", "/two"]);
+    for (const item of both) await operator.approval.decide.mutate({ approvalId: item.approvalId, action: "approve" });
+    expect([textOf(await first), textOf(await second)]).toEqual(["contents of /one", "contents of /two"]);
+    expect((await shared.ran()).filter((entry) => entry.args.path === "/canceled")).toEqual([]);
+  });
+
+  it("mcp gateway: the upstream's elicitation during an approved call reaches the client and its answer goes back", async () => {
+    const called = call(shared.client, "confirm_with_user", { question: "Really ship it?" });
+    const [approval] = await pending({ tool: "confirm_with_user" });
+    await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
+    expect(JSON.parse(textOf(await called))).toEqual({ action: "accept", content: { confirmed: true } });
+    expect(shared.elicited).toEqual(["Really ship it?"]);
+  });
+});
+
+describe("tollgate-mcp fails closed and survives its own death", () => {
+  it("mcp gateway: with Tollgate unreachable, or the key refused, the call is an error that says why and the upstream is not called", async () => {
+    const unreachable = await connect({ url: "http://127.0.0.1:9/" });
+    const down = await call(unreachable.client, "delete_file", { path: "/x" });
+    expect(down.isError).toBe(true);
+    expect(textOf(down)).toMatch(/^Tollgate could not be asked, so the tool was not run: /);
+    expect(await unreachable.ran()).toEqual([]);
+    await unreachable.client.close();
+
+    const refused = await connect({ env: { TOLLGATE_AGENT_KEY: "tgk_not_a_key_of_this_server_000" } });
+    const denied = await call(refused.client, "delete_file", { path: "/x" });
+    expect(denied.isError).toBe(true);
+    expect(textOf(denied)).toContain("not run");
+    expect(await refused.ran()).toEqual([]);
+    await refused.client.close();
+  });
+
+  it("mcp gateway: a client that disconnects while waiting cancels its approval", async () => {
+    const gone = await connect();
+    void call(gone.client, "delete_file", { path: "/disconnect" }).catch(() => undefined);
+    const [approval] = await pending({ tool: "delete_file", text: "/disconnect" });
+    await gone.client.close();
+    await expect.poll(async () => (await operator.approval.get.query({ approvalId: approval!.approvalId })).status, { timeout: 15_000 }).toBe("CANCELED");
+    expect(await gone.ran()).toEqual([]);
+  });
+
+  it("mcp gateway: killed mid-wait and started again with its run id, it asks nothing twice and runs nothing twice", async () => {
+    const log = path.join(scratch, "restart.log");
+    const first = await connect({ runId: "restart-run", log });
+    void call(first.client, "delete_file", { path: "/restart" }).catch(() => undefined);
+    const [approval] = await pending({ tool: "delete_file", text: "/restart" });
+    process.kill(first.transport.pid!, "SIGKILL");
+    await first.client.close();
+
+    const second = await connect({ runId: "restart-run", log });
+    const again = call(second.client, "delete_file", { path: "/restart" });
+    // The dead gateway's approval is the one still waiting: no second one is asked.
+    const [still] = await pending({ tool: "delete_file", text: "/restart" });
+    expect(still!.approvalId).toBe(approval!.approvalId);
+    await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
+    expect(textOf(await again)).toBe("deleted /restart");
+    expect(await second.ran()).toEqual([{ tool: "delete_file", args: { path: "/restart" } }]);
+    const asked = await operator.approval.list.query({ agent: "files", tool: "delete_file", text: "/restart" });
+    expect(asked.items.map((item) => item.approvalId)).toEqual([approval!.approvalId]);
+    await second.client.close();
+  });
+
+  it("mcp gateway: started again without a run id, it cancels what the dead gateway left pending", async () => {
+    const first = await connect();
+    void call(first.client, "delete_file", { path: "/orphaned" }).catch(() => undefined);
+    const [approval] = await pending({ tool: "delete_file", text: "/orphaned" });
+    process.kill(first.transport.pid!, "SIGKILL");
+    await first.client.close();
+
+    const second = await connect();
+    await expect.poll(async () => (await operator.approval.get.query({ approvalId: approval!.approvalId })).status, { timeout: 15_000 }).toBe("CANCELED");
+    expect(await first.ran()).toEqual([]);
+    await second.client.close();
+  });
+});
