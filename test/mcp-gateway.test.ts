@@ -3,6 +3,7 @@
 // one real Tollgate server for the file: every tool call is an approval, and
 // the upstream's log of what it ran shows what got through.
 import { spawn } from "node:child_process";
+import { request as httpRequest } from "node:http";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -259,5 +260,76 @@ describe("tollgate-mcp fails closed and survives its own death", () => {
     await expect.poll(async () => (await operator.approval.get.query({ approvalId: approval!.approvalId })).status, { timeout: 15_000 }).toBe("CANCELED");
     expect(await first.ran()).toEqual([]);
     await second.client.close();
+  });
+});
+
+describe("tollgate-mcp over Streamable HTTP", () => {
+  const TOKEN = "listen-token-0123456789abcdef";
+  const children: ReturnType<typeof spawn>[] = [];
+  let gatewayUrl: string;
+  let log: string;
+
+  /** Starts a process and waits for the line it prints that matches `ready` (on stdout or stderr). */
+  async function started(args: readonly string[], env: Record<string, string>, ready: RegExp): Promise<string> {
+    const child = spawn(args[0]!, args.slice(1), { cwd: scratch, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    children.push(child);
+    let output = "";
+    return new Promise((resolve, reject) => {
+      const look = (chunk: Buffer) => {
+        output += chunk;
+        const found = ready.exec(output);
+        if (found) resolve(found[1]!);
+      };
+      child.stdout!.on("data", look);
+      child.stderr!.on("data", look);
+      child.on("exit", (code) => reject(new Error(`exited with ${code}: ${output}`)));
+    });
+  }
+
+  beforeAll(async () => {
+    log = path.join(scratch, "http-upstream.log");
+    await writeFile(log, "");
+    const upstreamUrl = await started(tsx(UPSTREAM), { UPSTREAM_HTTP: "1", UPSTREAM_TOKEN: "upstream-secret", UPSTREAM_LOG: log }, /^(http:\S+)\n/m);
+    gatewayUrl = await started(
+      [...tsx(CLI), "--url", test.url, "--listen", "0", "--upstream", upstreamUrl, "--state-dir", path.join(scratch, "state")],
+      { TOLLGATE_AGENT_KEY: AGENT_KEY, TOLLGATE_MCP_LISTEN_TOKEN: TOKEN, TOLLGATE_MCP_UPSTREAM_HEADER_AUTHORIZATION: "Bearer upstream-secret" },
+      /serving MCP at (http:\S+)\n/,
+    );
+  }, 60_000);
+  afterAll(() => {
+    for (const child of children) child.kill();
+  });
+
+  it("mcp gateway: --listen refuses a request without its token, from a foreign Origin or for a foreign Host, and serves one with it", async () => {
+    const initialize = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } });
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const post = (extra: Record<string, string>) => fetch(gatewayUrl, { method: "POST", headers: { ...headers, ...extra }, body: initialize });
+    expect((await post({})).status).toBe(401);
+    expect((await post({ authorization: "Bearer not-the-token" })).status).toBe(401);
+    const foreign = await post({ authorization: `Bearer ${TOKEN}`, origin: "http://attacker.example" });
+    expect(foreign.status).toBe(403);
+    expect(await foreign.text()).toContain("origin http://attacker.example");
+    // A name rebound to 127.0.0.1 arrives with that name in Host.
+    const rebound = await new Promise<number>((resolve, reject) => {
+      const target = new URL(gatewayUrl);
+      const request = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: "POST", headers: { ...headers, authorization: `Bearer ${TOKEN}`, host: `rebound.example:${target.port}` } }, (response) => {
+        response.resume();
+        resolve(response.statusCode!);
+      });
+      request.on("error", reject);
+      request.end(initialize);
+    });
+    expect(rebound).toBe(403);
+
+    const client = new Client({ name: "http-client", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(gatewayUrl), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+    const { tools } = await client.listTools();
+    expect(tools.find((tool) => tool.name === "read_file")?.annotations).toMatchObject({ readOnlyHint: true });
+    const called = call(client, "read_file", { path: "/over-http" });
+    const [approval] = await pending({ tool: "read_file", text: "/over-http" });
+    await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
+    expect(textOf(await called)).toBe("contents of /over-http");
+    expect((await readFile(log, "utf8")).trim().split("\n").map((line) => JSON.parse(line))).toEqual([{ tool: "read_file", args: { path: "/over-http" } }]);
+    await client.close();
   });
 });
