@@ -7,6 +7,8 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OperatorClient } from "./clients.ts";
 import { startMessagesApi } from "./anthropic-messages-standin.ts";
@@ -34,9 +36,9 @@ describe.skipIf(TEST_TARGET === "postgres")("the packed SDK (@tollgate/sdk)", ()
     const { stdout } = await npm(["pack", "--workspace", "@tollgate/sdk", "--pack-destination", scratch, "--json"], repository);
     packed = (JSON.parse(stdout) as (typeof packed)[])[0]!;
     await writeFile(path.join(scratch, "package.json"), JSON.stringify({ name: "sdk-user", private: true, type: "module" }));
-    // The adapters' optional peers, as their users install them.
+    // The adapters' optional peers, as their users install them (the MCP SDK comes with the package: tollgate-mcp needs it).
     await npm(
-      ["install", "--no-audit", "--no-fund", "--prefer-offline", `./${packed.filename}`, "@types/node@20", "@langchain/langgraph@1", "@langchain/core@1", "@modelcontextprotocol/sdk@1", "@a2a-js/sdk@1", "@openai/agents@0.20", "zod@4", "ai@7", "@anthropic-ai/claude-agent-sdk@0.3"],
+      ["install", "--no-audit", "--no-fund", "--prefer-offline", `./${packed.filename}`, "@types/node@20", "@langchain/langgraph@1", "@langchain/core@1", "@a2a-js/sdk@1", "@openai/agents@0.20", "zod@4", "ai@7", "@anthropic-ai/claude-agent-sdk@0.3"],
       scratch,
     );
   }, 240_000);
@@ -54,7 +56,8 @@ describe.skipIf(TEST_TARGET === "postgres")("the packed SDK (@tollgate/sdk)", ()
     expect(files.filter((file) => file.endsWith(".test.ts"))).toEqual([]);
     for (const file of files.filter((name) => name.endsWith(".js") || name.endsWith(".d.ts"))) {
       const text = await readFile(path.join(scratch, "node_modules/@tollgate/sdk", file), "utf8");
-      expect(text, file).not.toMatch(/from ["'][^"']*\/server\//);
+      // Relative imports only: the MCP SDK's own "@modelcontextprotocol/sdk/server/..." are a dependency's.
+      expect(text, file).not.toMatch(/from ["']\.[^"']*\/server\//);
     }
   });
 
@@ -162,4 +165,32 @@ export const checks = [createReceiptVerifier({ url: "http://localhost:3000" }).j
     }
     expect(await readFile(path.join(scratch, "NOTES.md"), "utf8")).toBe("# Notes\n\n- final");
   }, 180_000);
+
+  it("sdk package: its tollgate-mcp bin, installed with the MCP SDK it needs, gates an MCP server's tool call for an MCP client", async () => {
+    await writeFile(
+      path.join(scratch, "greeter.mjs"),
+      `import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+const server = new McpServer({ name: "greeter", version: "1.0.0" });
+server.registerTool("greet", { description: "Greets someone" }, async () => ({ content: [{ type: "text", text: "hello" }] }));
+await server.connect(new StdioServerTransport());
+`,
+    );
+    const client = new Client({ name: "packaged", version: "1.0.0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: path.join(scratch, "node_modules/.bin/tollgate-mcp"),
+        args: ["--url", test.url, "--state-dir", path.join(scratch, "mcp-state"), "--", process.execPath, "greeter.mjs"],
+        env: { ...(process.env as Record<string, string>), TOLLGATE_AGENT_KEY: AGENT_KEY },
+        cwd: scratch,
+        stderr: "inherit",
+      }),
+    );
+    const called = client.callTool({ name: "greet", arguments: {} });
+    const pending = async () => (await operator.approval.list.query({ status: "PENDING", tool: "greet", agent: "greeter" })).items;
+    await expect.poll(async () => (await pending()).length, { timeout: 30_000 }).toBe(1);
+    await operator.approval.decide.mutate({ approvalId: (await pending())[0]!.approvalId, action: "approve" });
+    expect(await called).toMatchObject({ content: [{ type: "text", text: "hello" }] });
+    await client.close();
+  }, 90_000);
 });
