@@ -113,6 +113,7 @@ describe("tollgate-mcp over stdio", () => {
     expect(approval!.summary).toContain("MCP server **files** asks to run `delete_file`");
     expect(approval!.summary).toContain("> Deletes a file");
     expect(approval!.summary).toContain("read-only: no (not said; MCP's default)");
+    expect(approval!.annotations).toEqual({ destructiveHint: true });
     expect(await shared.ran()).toEqual([]);
     await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
 
