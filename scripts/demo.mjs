@@ -75,12 +75,15 @@ while (true) {
 for (const role of ["A1", "A2", "A3", "A4", "O2", "O1"]) run(role, ["--import", "tsx", "demo/agent.ts", role]);
 await new Promise((resolve) => setTimeout(resolve, 1_500));
 run("client", ["--import", "tsx", "demo/client.ts"]);
+// An MCP client with tollgate-mcp in front of the demo's own MCP server.
+run("mcp", ["--import", "tsx", "demo/mcp-client.ts"]);
 
 console.log(`
   Tollgate is running: ${url}
   Log in as ${env.TOLLGATE_ADMIN_EMAIL} / ${env.TOLLGATE_ADMIN_PASSWORD}
   Agent key: ${env.TOLLGATE_AGENT_KEY}
   A new customer conversation starts every few seconds; its email needs your approval.
+  An MCP client calls the demo's notes server through tollgate-mcp: its calls wait in the inbox as agent "notes".
   Each approval is also emailed to the operators (see the [mailbox] lines: its link opens it in the console).
   Press Ctrl+C to stop.
 `);

@@ -203,6 +203,31 @@ describe("tollgate-mcp over stdio", () => {
   });
 });
 
+describe("tollgate-mcp under rules that know MCP", () => {
+  it("mcp gateway: pinned read-only tools of the files server are approved at once; when the server changes the tool's description, a person decides again", async () => {
+    const first = await connect();
+    const listed = (await first.client.listTools()).tools.find((tool) => tool.name === "read_file")!;
+    // The admin pins the tool as the server lists it, and lets its pinned read-only tools through.
+    await operator.policy.pinTool.mutate({ agent: "files", definition: listed as never });
+    const { policyId } = await operator.policy.create.mutate({ name: "pinned reads of files", match: { agent: "files", pinned: true, annotations: { readOnlyHint: true } }, outcome: "approve" });
+    try {
+      expect(textOf(await call(first.client, "read_file", { path: "/pinned" }))).toBe("contents of /pinned");
+      await first.client.close();
+
+      const changed = await connect({ env: { UPSTREAM_READ_DESCRIPTION: "Reads a file and uploads it to a third party" } });
+      const asked = call(changed.client, "read_file", { path: "/pinned-but-changed" });
+      const [approval] = await pending({ tool: "read_file", text: "/pinned-but-changed" });
+      expect(approval!.summary).toContain("uploads it to a third party");
+      await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "reject", message: "the tool changed since it was pinned" });
+      expect((await asked).isError).toBe(true);
+      expect(await changed.ran()).toEqual([]);
+      await changed.client.close();
+    } finally {
+      await operator.policy.delete.mutate({ policyId });
+    }
+  });
+});
+
 describe("tollgate-mcp fails closed and survives its own death", () => {
   it("mcp gateway: with Tollgate unreachable, or the key refused, the call is an error that says why and the upstream is not called", async () => {
     const unreachable = await connect({ url: "http://127.0.0.1:9/" });

@@ -196,6 +196,8 @@ export interface Contract {
       batch?: string;
       /** The tool's MCP annotations (an MCP server's tools/list declares them). */
       annotations?: ToolAnnotations;
+      /** The tool as its MCP server lists it: a policy rule with `pinned` matches only while an admin's pin has its hash. */
+      toolDefinition?: { name: string; description?: string; annotations?: ToolAnnotations; inputSchema?: { [key: string]: Json } };
     };
     output: ApprovalResult;
   };

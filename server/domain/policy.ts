@@ -8,6 +8,8 @@ import { RE2JS } from "re2js";
 import { DomainError } from "./errors.ts";
 import type { DecisionAction, TimeoutOutcome } from "./lifecycle.ts";
 import type { OperatorRoleName } from "./principal.ts";
+import type { ToolAnnotations } from "./risk.ts";
+import { hintOf, HINTS, safetyClaims, type HintMatch } from "./tool-pins.ts";
 
 export const CONDITION_OPS = ["eq", "neq", "lt", "lte", "gt", "gte", "in", "matches", "exists"] as const;
 export type ConditionOp = (typeof CONDITION_OPS)[number];
@@ -32,6 +34,14 @@ export interface PolicyMatch {
   session?: Condition[];
   /** Conditions on the call's arguments; all must hold. */
   args?: Condition[];
+  /**
+   * The tool's MCP hints, each as the call's annotations give it or MCP's
+   * default where they say nothing. A hint that claims safety (readOnlyHint
+   * true, destructiveHint false, ...) is allowed only with `pinned`.
+   */
+  annotations?: HintMatch;
+  /** Only calls whose tool definition an admin has pinned (unchanged since). */
+  pinned?: boolean;
 }
 
 export type PolicyOutcome = "approve" | "reject" | "require";
@@ -71,6 +81,10 @@ export interface CallFacts {
   sessionId: string | null;
   sessionMetadata: unknown;
   args: unknown;
+  /** The tool's MCP annotations the call came with, if any. */
+  annotations?: ToolAnnotations | null;
+  /** Whether the tool definition the call came with is pinned for its agent and tool. */
+  pinned?: boolean;
 }
 
 /** Remembered rules made without a written rule to sit above go after every written rule. */
@@ -226,6 +240,15 @@ export function compileCondition(field: string, condition: Condition): CompiledC
 /** Compiles a rule's match; throws BAD_INPUT naming the field that is wrong. */
 export function compileRule(rule: PolicyRule): CompiledRule {
   const { match } = rule;
+  const claims = safetyClaims(match.annotations ?? {});
+  if (claims.length > 0 && !match.pinned) {
+    // A server says what it likes about its tools: its claim of safety decides nothing until an admin has pinned the tool.
+    throw new DomainError(
+      "BAD_INPUT",
+      `match.annotations: ${claims.map((hint) => `${hint}: ${String(match.annotations![hint])}`).join(", ")} is the MCP server's own claim that the tool is safe; a rule may rely on it only for pinned tools (add "pinned": true)`,
+      { field: "match.annotations" },
+    );
+  }
   return {
     rule,
     agent: match.agent ? compileGlob("match.agent", match.agent) : null,
@@ -276,6 +299,10 @@ function firstMismatch(compiled: CompiledRule, facts: CallFacts, now: Date): (()
   if (session) return () => `session metadata: ${describeCondition(session.source)} does not hold`;
   const args = compiled.args.find((condition) => !condition.test(facts.args));
   if (args) return () => `arguments: ${describeCondition(args.source)} does not hold`;
+  if (rule.match.pinned && !facts.pinned) return () => `tool "${facts.tool}" is not pinned for agent "${facts.agent}", or its definition changed since it was pinned`;
+  const wanted = rule.match.annotations ?? {};
+  const hint = HINTS.find((name) => wanted[name] !== undefined && hintOf(facts.annotations, name) !== wanted[name]);
+  if (hint) return () => `annotations: ${hint} is ${String(hintOf(facts.annotations, hint))}${facts.annotations?.[hint] === undefined ? " (not said: MCP's default)" : ""}, not ${String(wanted[hint])}`;
   return null;
 }
 
@@ -295,6 +322,8 @@ function describeMatch(rule: PolicyRule): string {
     rule.match.sessionId ? `session ${rule.match.sessionId}` : null,
     ...(rule.match.session ?? []).map((condition) => `session ${describeCondition(condition)}`),
     ...(rule.match.args ?? []).map(describeCondition),
+    rule.match.pinned ? "pinned tools" : null,
+    ...HINTS.filter((name) => rule.match.annotations?.[name] !== undefined).map((name) => `${name} ${String(rule.match.annotations![name])}`),
   ].filter(Boolean);
   return parts.length ? `matches ${parts.join(", ")}` : "matches every call";
 }

@@ -9,7 +9,7 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ApprovalResult, Decision, Json } from "../contract.ts";
 import type { Tollgate } from "../index.ts";
 import type { Run } from "./run.ts";
-import { annotationsOf, resultText, summaryOf } from "./tool-text.ts";
+import { annotationsOf, definitionOf, resultText, summaryOf } from "./tool-text.ts";
 
 export interface ToolCallGateOptions {
   tollgate: Tollgate;
@@ -159,6 +159,7 @@ export function toolCallGate(options: ToolCallGateOptions) {
           args: args as Json,
           summary: summaryOf(options.agent, name, tool),
           annotations: annotationsOf(tool),
+          toolDefinition: definitionOf(tool),
           externalId: `mcp:${call.fingerprint}`,
           idempotencyKey: `mcp-ask:${requestId}`,
         }),

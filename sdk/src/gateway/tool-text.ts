@@ -4,7 +4,7 @@
 // defaults where it says nothing, and the text is bounded.
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { clip, SUMMARY_CHARS } from "../adapters/text.ts";
-import type { ToolAnnotations } from "../contract.ts";
+import type { Json, ToolAnnotations } from "../contract.ts";
 
 const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const;
 /** What MCP says a client must assume when the server gives no hint. */
@@ -21,6 +21,18 @@ export function annotationsOf(tool: Tool | undefined): ToolAnnotations | undefin
   if (typeof given.title === "string" && given.title.length > 0) kept.title = clip(given.title, TITLE_CHARS);
   for (const hint of HINTS) if (typeof given[hint] === "boolean") kept[hint] = given[hint] as boolean;
   return Object.keys(kept).length > 0 ? kept : undefined;
+}
+
+/** The tool as the server lists it now, the parts an admin's pin covers: the pin matches only while these are unchanged. */
+export function definitionOf(tool: Tool | undefined) {
+  if (!tool) return undefined;
+  const annotations = annotationsOf(tool);
+  return {
+    name: tool.name,
+    ...(tool.description !== undefined && { description: tool.description }),
+    ...(annotations && { annotations }),
+    inputSchema: tool.inputSchema as { [key: string]: Json },
+  };
 }
 
 const yesNo = (value: boolean) => (value ? "yes" : "no");

@@ -14,7 +14,7 @@ import { requestApproval } from "../../services/approvals/request-approval.ts";
 import { openAgentDecisionStream } from "../../services/decision-stream.ts";
 import { zAction, zApprovalResult, zApprovalStatus, zDecision, zToolAnnotations } from "../outputs.ts";
 import { zId, zJson, zName } from "../schemas.ts";
-import { zCondition } from "./policy.types.ts";
+import { zCondition, zToolDefinition } from "./policy.types.ts";
 import { agentProcedure, deciderProcedure, operatorProcedure, router } from "../trpc.ts";
 
 const MAX_AWAIT_MS = 60_000;
@@ -52,6 +52,8 @@ export const approvalRouter = router({
         form: zJson(LIMITS.formBytes).optional(),
         batch: z.string().min(1).max(LIMITS.externalIdChars).optional(),
         annotations: zToolAnnotations.optional(),
+        // The tool as its MCP server lists it (tollgate-mcp sends it): matched against the workspace's pins.
+        toolDefinition: zToolDefinition.optional(),
       }),
     )
     .output(zApprovalResult)

@@ -4,9 +4,10 @@ import { createPolicy } from "../../services/policies/create-policy.ts";
 import { deletePolicy } from "../../services/policies/delete-policy.ts";
 import { dryRunPolicies, simulatePolicyChange } from "../../services/policies/evaluate-policy.ts";
 import { listPolicies } from "../../services/policies/list-policies.ts";
+import { listToolPins, pinTool, unpinTool } from "../../services/policies/tool-pins.ts";
 import { updatePolicy } from "../../services/policies/update-policy.ts";
 import { setWorkspaceGate, workspaceGate } from "../../services/policies/workspace-gate.ts";
-import { zId } from "../schemas.ts";
+import { zId, zName } from "../schemas.ts";
 import { adminProcedure, operatorProcedure, router } from "../trpc.ts";
 import {
   zDryRunInput,
@@ -16,6 +17,8 @@ import {
   zPolicyView,
   zSimulationInput,
   zSimulationResult,
+  zToolDefinition,
+  zToolPinView,
   zWorkspaceGate,
 } from "./policy.types.ts";
 
@@ -50,6 +53,25 @@ export const policyRouter = router({
     .input(zSimulationInput)
     .output(zSimulationResult)
     .query(({ ctx, input }) => simulatePolicyChange(ctx.deps, ctx.operator.workspaceId, input)),
+
+  /**
+   * Pins an MCP tool an admin has vetted: the agent (the MCP server's name, as
+   * tollgate-mcp asks under it) and the tool as the server lists it. Rules with
+   * `pinned: true` match its calls only while the server's definition is this one.
+   */
+  pinTool: adminProcedure
+    .input(z.object({ agent: zName, definition: zToolDefinition }))
+    .output(zToolPinView)
+    .mutation(({ ctx, input }) => pinTool(ctx.deps, ctx.operator, input.agent, input.definition)),
+
+  pins: operatorProcedure
+    .output(z.object({ items: z.array(zToolPinView) }))
+    .query(async ({ ctx }) => ({ items: await listToolPins(ctx.deps, ctx.operator.workspaceId) })),
+
+  unpinTool: adminProcedure
+    .input(z.object({ pinId: zId("pin") }))
+    .output(z.object({ pinId: z.string(), deleted: z.literal(true) }))
+    .mutation(({ ctx, input }) => unpinTool(ctx.deps, ctx.operator, input.pinId)),
 
   /** The workspace default gate: applies when no rule matches. */
   defaults: operatorProcedure.output(zWorkspaceGate).query(({ ctx }) => workspaceGate(ctx.deps, ctx.operator.workspaceId)),

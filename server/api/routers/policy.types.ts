@@ -2,8 +2,8 @@
 import { z } from "zod";
 import { CONDITION_OPS, LAST_PRIORITY } from "../../domain/policy.ts";
 import { LIMITS } from "../../domain/json.ts";
-import { zAction } from "../outputs.ts";
-import { zId, zJson, zName } from "../schemas.ts";
+import { zAction, zToolAnnotations } from "../outputs.ts";
+import { zId, zJson, zJsonObject, zName } from "../schemas.ts";
 
 const MAX_TIMEOUT_MS = 24 * 24 * 3600_000;
 
@@ -22,6 +22,31 @@ export const zPolicyMatch = z.strictObject({
   sessionId: zId("ses").optional(),
   session: z.array(zCondition).max(20).optional(),
   args: z.array(zCondition).max(20).optional(),
+  annotations: z
+    .strictObject({ readOnlyHint: z.boolean().optional(), destructiveHint: z.boolean().optional(), idempotentHint: z.boolean().optional(), openWorldHint: z.boolean().optional() })
+    .optional(),
+  pinned: z.boolean().optional(),
+});
+
+/**
+ * A tool as an MCP server lists it; the parts a pin covers are kept, anything
+ * else an entry of tools/list carries (title, outputSchema, _meta) is left out.
+ */
+export const zToolDefinition = z.object({
+  name: zName,
+  description: z.string().max(LIMITS.summaryChars).optional(),
+  annotations: zToolAnnotations.optional(),
+  inputSchema: zJsonObject(LIMITS.formBytes).optional(),
+});
+
+export const zToolPinView = z.object({
+  pinId: z.string(),
+  agent: z.string(),
+  tool: z.string(),
+  sha256: z.string(),
+  definition: z.unknown(),
+  pinnedBy: z.string(),
+  createdAt: z.string(),
 });
 
 const zAudience = z.strictObject({

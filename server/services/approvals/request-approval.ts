@@ -23,6 +23,7 @@ import { askOf, escalationDueAt, reminderDueAt, type Route } from "../../domain/
 import { publishChanges, transact, withRetries } from "../transaction.ts";
 import { approvalResult, type ApprovalResult } from "./approval-views.ts";
 import type { ToolAnnotations } from "../../domain/risk.ts";
+import { toolDefinitionSha256, type ToolDefinition } from "../../domain/tool-pins.ts";
 import { signReceipt } from "./finish-approval.ts";
 
 export interface RequestApprovalInput {
@@ -45,6 +46,8 @@ export interface RequestApprovalInput {
   batch?: string;
   /** The tool's MCP annotations, as the agent's tool declares them. */
   annotations?: ToolAnnotations;
+  /** The tool as its MCP server lists it: a rule with `pinned` matches only while its hash is pinned. */
+  toolDefinition?: ToolDefinition;
 }
 
 /** The columns the gate sets: who may decide, how, by when, and who is asked. */
@@ -391,7 +394,7 @@ async function gate(
   }
   const matched = evaluatePolicies(
     await policySetFor(deps.policyCache, db, workspaceId, request.policyVersion),
-    { agent: request.agent, tool: input.tool, agentKeyId: agent.agentKeyId, sessionId: request.sessionId, sessionMetadata: request.metadata, args: input.args },
+    { agent: request.agent, tool: input.tool, agentKeyId: agent.agentKeyId, sessionId: request.sessionId, sessionMetadata: request.metadata, args: input.args, ...(await pinFacts(db, workspaceId, request.agent, input)) },
     now,
   ).rule;
   // A question or a form is answered by a person: the rule's reject, role,
@@ -565,4 +568,19 @@ function formOf(input: RequestApprovalInput): FormSchema | null {
 function earliest(...times: Array<Date | null>): Date | null {
   const set = times.filter((time): time is Date => time !== null);
   return set.length ? new Date(Math.min(...set.map((time) => time.getTime()))) : null;
+}
+
+/**
+ * The call's MCP facts for the rules: its annotations, and whether the tool
+ * definition it came with is pinned for its agent. A pinned call is judged
+ * by the pinned definition's annotations, whatever else the request says.
+ */
+async function pinFacts(db: Tx, workspaceId: string, agent: string, input: RequestApprovalInput): Promise<{ annotations: ToolAnnotations | null; pinned: boolean }> {
+  const definition = input.toolDefinition;
+  if (!definition || definition.name !== input.tool) return { annotations: input.annotations ?? null, pinned: false };
+  const pin = await db.toolPin.findUnique({
+    where: { workspaceId_agent_tool_sha256: { workspaceId, agent, tool: input.tool, sha256: toolDefinitionSha256(definition) } },
+    select: { id: true },
+  });
+  return pin ? { annotations: definition.annotations ?? null, pinned: true } : { annotations: input.annotations ?? null, pinned: false };
 }
