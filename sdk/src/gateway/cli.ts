@@ -127,6 +127,9 @@ async function main() {
   // The SDK's stdio transport does not notice the client closing its end: the gateway does, and ends.
   process.stdin.once("end", () => void stdio.close());
   await serveClient(stdio, connection);
+  // The client has gone and its calls are canceled: the run's root request ends with it.
+  const opened = await (run as Promise<Run> | null)?.catch(() => null);
+  await opened?.end().catch((error: Error) => log(`tollgate-mcp: could not end the run's request: ${error.message}`));
   tollgate.close();
   process.exit(0);
 }

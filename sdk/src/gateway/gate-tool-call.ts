@@ -61,7 +61,8 @@ export function toolCallGate(options: ToolCallGateOptions) {
         parentRequestId: run.rootRequestId,
         framework: "mcp",
         input: { tool: name, arguments: args as Json },
-        idempotencyKey: `mcp-call:${run.taskId}:${fingerprint}:${nth}`,
+        // Under the run's root request: a continued run finds its calls, a follow-on request of the run asks afresh.
+        idempotencyKey: `mcp-call:${run.rootRequestId}:${fingerprint}:${nth}`,
       });
       if (!run.resumed) return { requestId: begun.requestId, fingerprint };
       const found = await tollgate.call("request.load", { requestId: begun.requestId });

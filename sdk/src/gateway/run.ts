@@ -1,12 +1,14 @@
 // One gateway process is one run: a Tollgate session with one task and its
-// root request, under which each tool call is a child request of its own. The
-// run's ids are kept in a small file, named by a hash of the server's URL, the
-// agent key and the run id, so a gateway started again finds its run:
-// - with the run id it was given (--run-id), it takes the run over, and a call
-//   it is asked again (same tool and arguments) finds the approval the dead
-//   gateway was waiting on instead of asking twice;
-// - with the run id it derived itself, it cancels what the dead gateway left
-//   pending (nobody waits on it any more) and starts a new run.
+// root request, under which each tool call is a child request of its own.
+// - With the run id it was given (--run-id), the run is a durable run of
+//   Tollgate's (run.begin, scoped to the agent key): a gateway started again
+//   continues its root request, and a call it is asked again (same tool and
+//   arguments) finds the approval the dead gateway was waiting on instead of
+//   asking twice. One gateway drives a run at a time (the run's lease).
+// - Without one, the run's ids are kept in a small file, named by a hash of
+//   the server's URL, the agent key and a run id derived from the agent name
+//   and the working folder: a gateway started again there cancels what the
+//   dead one left pending (nobody waits on it any more) and starts a new run.
 import { createHash } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
@@ -35,6 +37,8 @@ export interface RunOptions {
 export interface Run extends RunIds {
   /** True when this gateway took over a run begun by an earlier one (its calls may already be asked). */
   resumed: boolean;
+  /** Ends the run's root request: the client has gone, and nothing of the run waits any more. */
+  end(): Promise<void>;
 }
 
 interface Remembered extends RunIds {
@@ -83,15 +87,18 @@ export async function openRun(options: RunOptions): Promise<Run> {
   // The key is hashed into the name, never written: two keys never share a run.
   const file = path.join(options.stateDir ?? defaultStateDir(), `${sha256(`${options.url}\n${sha256(options.apiKey)}\n${runId}`).slice(0, 32)}.json`);
   const earlier = await recall(file);
+  const openSession = () => tollgate.openSession({ title: options.sessionTitle ?? `MCP: ${options.agent}`, metadata: { gateway: "tollgate-mcp", agent: options.agent } });
 
-  if (earlier && options.runId !== undefined) {
-    const root = await tollgate.call("request.load", { requestId: earlier.rootRequestId }).catch(() => null);
-    if (root && (root.status === "RUNNING" || root.status === "PAUSED")) {
-      await remember(file, earlier);
-      options.log(`tollgate-mcp: run "${options.runId}" taken over (session ${earlier.sessionId})`);
-      return { sessionId: earlier.sessionId, taskId: earlier.taskId, rootRequestId: earlier.rootRequestId, resumed: true };
-    }
-  } else if (earlier && !alive(earlier.pid)) {
+  if (options.runId !== undefined) {
+    // The session is the earlier one's when this machine remembers it; a continued run keeps its own anyway.
+    const sessionId = earlier?.sessionId ?? (await openSession()).sessionId;
+    const run = await tollgate.beginRun({ runId: options.runId, sessionId, agent: options.agent, kind: "orchestrator", framework: "mcp" });
+    const ids = { sessionId: run.sessionId, taskId: run.taskId, rootRequestId: run.requestId };
+    await remember(file, ids);
+    if (run.continued) options.log(`tollgate-mcp: run "${options.runId}" continued (session ${run.sessionId})`);
+    return { ...ids, resumed: run.continued, end: async () => void (await run.complete()) };
+  }
+  if (earlier && !alive(earlier.pid)) {
     // Nobody waits on what the dead gateway asked: its client went with it.
     await tollgate
       .call("task.cancelAsAgent", { taskId: earlier.taskId, reason: "the MCP gateway that asked stopped; its client is gone" })
@@ -99,9 +106,9 @@ export async function openRun(options: RunOptions): Promise<Run> {
       .catch((error: Error) => options.log(`tollgate-mcp: could not cancel what a stopped gateway left: ${error.message}`));
   }
 
-  const { sessionId } = await tollgate.openSession({ title: options.sessionTitle ?? `MCP: ${options.agent}`, metadata: { gateway: "tollgate-mcp", agent: options.agent } });
+  const { sessionId } = await openSession();
   const root = await tollgate.call("request.begin", { sessionId, agent: options.agent, kind: "orchestrator", framework: "mcp", input: { runId } });
   const ids = { sessionId, taskId: root.taskId, rootRequestId: root.requestId };
   await remember(file, ids);
-  return { ...ids, resumed: false };
+  return { ...ids, resumed: false, end: async () => void (await tollgate.call("request.complete", { requestId: root.requestId })) };
 }
