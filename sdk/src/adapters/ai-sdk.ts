@@ -24,6 +24,7 @@ import { randomUUID } from "node:crypto";
 import { decodeJwt } from "jose";
 import type { ApprovalResult, Json, ProcedureOutput } from "../contract.ts";
 import { clip, REASON_CHARS } from "./text.ts";
+import { RunDrivenElsewhereError } from "../durable-run.ts";
 import type { RequestHandle, Tollgate } from "../index.ts";
 import { argsSha256, type ReceiptClaims } from "../receipts.ts";
 
@@ -57,6 +58,15 @@ export type AiSdkRunOptions = RunOptionsBase &
         parentRequestId?: string;
         kind?: "agent" | "orchestrator";
         requestId?: undefined;
+        /**
+         * The durable run's id (the app's conversation or job id): before it
+         * waits, the run keeps its messages (the step's assistant message with
+         * its calls and their approvalIds) sealed in Tollgate, and a process
+         * started again with the runId continues from them, so each call keeps
+         * its approvalId and nothing is asked again. Once the run has ended,
+         * the runId begins a follow-on request in the same task.
+         */
+        runId?: string;
       }
     | {
         /** Continue this request, begun by an earlier run that did not finish (a restart, another process). */
@@ -124,15 +134,19 @@ export async function runWithApprovals<M extends MessageLike, R extends Generate
   options: AiSdkRunOptions,
 ): Promise<AiSdkRunResult<R, M>> {
   const { tollgate } = options;
-  const { request, known } = await requestOf(options);
+  const { request, known, run } = await requestOf(options);
   // Claimed for this run only: an approval claimed here never runs elsewhere too.
   const claimKey = `ai-sdk:${randomUUID()}`;
   let asked = 0;
   try {
-    let history = applyDecisions(messages, known);
+    // A continued durable run goes on from the messages it kept, never from a
+    // re-generated step, whose calls would bring new approvalIds.
+    let history = applyDecisions(run?.continued && run.state ? (JSON.parse(run.state) as M[]) : messages, known);
     for (;;) {
       const paused = pausedCalls(history);
       if (paused.length > 0) {
+        // Kept before waiting: a process started again continues from exactly these calls.
+        await run?.save(JSON.stringify(history));
         asked += paused.length;
         // One batch per step: the calls paused together are shown as a group.
         const batch = `ai-sdk:${paused[0]!.approvalId}`;
@@ -144,6 +158,8 @@ export async function runWithApprovals<M extends MessageLike, R extends Generate
         });
         history = withResponses(history, responses);
       }
+      // Only the process that still drives a durable run runs its tools.
+      await run?.hold();
       const claimed = await claimCallsAboutToRun(tollgate, history, known, claimKey);
       history = claimed.messages;
       const result = await generate(history);
@@ -156,7 +172,11 @@ export async function runWithApprovals<M extends MessageLike, R extends Generate
       }
     }
   } catch (error) {
-    await request.fail({ message: error instanceof Error ? error.message : String(error), code: "AI_SDK_ERROR" }).catch(() => undefined);
+    run?.stop();
+    // A run another process has taken over is that process's to end.
+    if (!(error instanceof RunDrivenElsewhereError)) {
+      await request.fail({ message: error instanceof Error ? error.message : String(error), code: "AI_SDK_ERROR" }).catch(() => undefined);
+    }
     throw error;
   }
 }
@@ -176,17 +196,24 @@ export async function sanitizeMessages<M extends MessageLike>(messages: readonly
   return (await claimCallsAboutToRun(options.tollgate, decided, known, `ai-sdk:${randomUUID()}`)).messages;
 }
 
-async function requestOf(options: AiSdkRunOptions): Promise<{ request: RequestHandle; known: Map<string, Known> }> {
+type DurableRun = Awaited<ReturnType<Tollgate["beginRun"]>>;
+
+async function requestOf(options: AiSdkRunOptions): Promise<{ request: RequestHandle; known: Map<string, Known>; run?: DurableRun }> {
   const { tollgate } = options;
   if (options.requestId === undefined) {
-    const request = await tollgate.begin({
+    const begin = {
       sessionId: options.sessionId,
       agent: options.agent,
       kind: options.kind,
       parentRequestId: options.parentRequestId,
       framework: "ai-sdk",
-    });
-    return { request, known: new Map() };
+    };
+    if (options.runId) {
+      const run = await tollgate.beginRun({ ...begin, runId: options.runId });
+      const known = run.continued ? knownApprovals(await tollgate.call("request.load", { requestId: run.requestId })) : new Map<string, Known>();
+      return { request: run, known, run };
+    }
+    return { request: await tollgate.begin(begin), known: new Map() };
   }
   const loaded = await tollgate.call("request.load", { requestId: options.requestId });
   if (loaded.status !== "RUNNING" && loaded.status !== "PAUSED") {
