@@ -4,6 +4,7 @@
 // session is missing or expired.
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { PendingTitle } from "./pending-title";
+import { DecisionToasts } from "./decision-toasts";
 import { DesktopAlertsToggle } from "./desktop-alerts";
 import { TRPCClientError } from "@trpc/client";
 import Link from "next/link";
@@ -81,6 +82,7 @@ export function AppShell({ children, fill = false }: { children: ReactNode; fill
     <OperatorContext.Provider value={operator}>
       <LiveUpdates>
         <PendingTitle />
+        <DecisionToasts />
         <div className={fill ? "flex h-screen flex-col" : "min-h-screen"}>
           <header className="flex min-h-12 shrink-0 flex-wrap items-center justify-between gap-x-6 gap-y-1 border-b border-slate-200 bg-white px-4 py-2 sm:px-6">
             <nav className="flex flex-wrap items-center gap-x-4 gap-y-1 text-sm sm:gap-x-6" aria-label="Main">

@@ -3,7 +3,7 @@
 // hash-chain verdict, and state diffs between versions.
 import { expect, test } from "@playwright/test";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, BASE_URL } from "./fixtures";
-import { agentCall, finalScreenshot, inboxRow, logIn, loginFormReady, requestApproval, unique } from "./helpers";
+import { agentCall, finalScreenshot, inboxRow, logIn, loginFormReady, requestApproval, sendNow, unique } from "./helpers";
 
 test("unknown ids in the URL show the not-found page", async ({ page }, testInfo) => {
   await logIn(page);
@@ -44,6 +44,7 @@ test("the audit log lists decisions with who made them, filterable, and shows th
   await logIn(page);
   await inboxRow(page, tool).click();
   await page.getByRole("region", { name: "Approval detail" }).getByRole("button", { name: /^Approve a$/ }).click();
+  await sendNow(page);
   await expect(page.getByTestId("inbox-status")).toHaveText(`You approved ${tool} for billing-agent.`);
 
   await page.getByRole("link", { name: "Audit log" }).click();

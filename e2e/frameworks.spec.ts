@@ -3,7 +3,7 @@
 // calls one turn paused shown together, each decided on its own; at desktop
 // and phone widths.
 import { expect, test } from "@playwright/test";
-import { agentCall, awaitDecision, finalScreenshot, logIn, unique } from "./helpers";
+import { agentCall, awaitDecision, finalScreenshot, logIn, sendNow, unique } from "./helpers";
 
 async function pausedTurn(agent: string) {
   const { sessionId } = await agentCall<{ sessionId: string }>("session.open", { title: unique("framework turn") });
@@ -38,6 +38,7 @@ for (const [label, viewport] of [
     await expect(group).toContainText("3 still wait");
 
     await detail.getByRole("button", { name: /^Approve a$/ }).click();
+    await sendNow(page);
     expect((await awaitDecision(turn.email.approvalId)).status).toBe("APPROVED");
     expect((await awaitDecision(turn.sms.approvalId, 0)).status).toBe("PENDING");
     // The inbox moves on to the next call; the group says what is decided and what still waits.
@@ -113,8 +114,11 @@ test("a form is filled in field by field: a wrong value is refused with what was
   // The browser lets the number through its own check only when asked to; the server refuses it either way.
   await form.evaluate((element: HTMLFormElement) => (element.noValidate = true));
   await form.getByRole("button", { name: "Send answer" }).click();
+  await sendNow(page);
+  // Refused: the approval opens again with the answer as it was sent, to be corrected.
   await expect(detail.getByRole("alert")).toContainText("minutes must be <= 120");
   await form.getByLabel(/Length in minutes/).fill("45");
   await form.getByRole("button", { name: "Send answer" }).click();
+  await sendNow(page);
   await expect.poll(async () => (await awaitDecision(asked.approvalId, 0)).decision?.args).toEqual({ attendee: "ada@example.com", minutes: 45, room: "Turing", video: true });
 });

@@ -3,7 +3,7 @@
 // two approvers shows its progress until the second one agrees.
 import { expect, test, type Page } from "@playwright/test";
 import { ADMIN_EMAIL } from "./fixtures";
-import { adminApi, agentCall, awaitDecision, createOperator, finalScreenshot, inboxRow, logIn, requestApproval, unique } from "./helpers";
+import { adminApi, agentCall, awaitDecision, createOperator, finalScreenshot, inboxRow, logIn, requestApproval, sendNow, unique } from "./helpers";
 
 const detail = (page: Page) => page.getByRole("region", { name: "Approval detail" });
 
@@ -18,6 +18,7 @@ test("approve and remember for this session: the next same call in the session i
     await detail(page).getByRole("button", { name: "Approve and remember…" }).click();
     await detail(page).getByLabel("in this session").check();
     await detail(page).getByRole("button", { name: "Approve and remember", exact: true }).click();
+    await sendNow(page);
     await expect(page.getByTestId("inbox-status")).toHaveText(`You approved ${tool} for billing-agent.`);
 
     // The same tool for the same agent in the same session: decided by the remembered rule.
@@ -59,7 +60,9 @@ test("two approvers: the first approval shows 1 of 2, the second one decides, an
     await expect(detail(page).getByTestId("gate")).toContainText("2 distinct approvers");
     await expect(detail(page).getByTestId("quorum-progress")).toContainText("0 of 2 approved");
     await detail(page).getByRole("button", { name: /^Approve a$/ }).click();
-    await expect(detail(page).getByRole("status").filter({ hasText: "1 of 2" })).toBeVisible();
+    await sendNow(page);
+    await expect(page.getByTestId("decision-toast").filter({ hasText: "1 of 2" })).toBeVisible();
+    await inboxRow(page, tool).click();
     await expect(detail(page).getByTestId("quorum-progress")).toContainText(`1 of 2 approved: ${ADMIN_EMAIL}`);
     expect((await awaitDecision(asked.approvalId, 0)).status).toBe("PENDING");
     await finalScreenshot(page, testInfo, "one-of-two");
@@ -67,6 +70,8 @@ test("two approvers: the first approval shows 1 of 2, the second one decides, an
     await logIn(pageB, second.email, second.password);
     await inboxRow(pageB, tool).click();
     await detail(pageB).getByRole("button", { name: /^Approve a$/ }).click();
+    await sendNow(pageB);
+    await expect(pageB.getByTestId("decision-toast")).toHaveAttribute("data-state", "sent");
     await pageB.goto(`/approvals/${asked.approvalId}`);
     await expect(pageB.getByTestId("decision-banner")).toContainText(`Approved by ${ADMIN_EMAIL}, ${second.email}`);
     const result = await awaitDecision(asked.approvalId, 0);

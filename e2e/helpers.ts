@@ -213,3 +213,14 @@ export async function agentBatch<T = Record<string, unknown>>(path: string, inpu
   }
   return results;
 }
+
+/** Sends at once a decision waiting in the page's outbox (its notice's "Send now"), rather than after the undo window. */
+export async function sendNow(page: Page, subject?: string) {
+  const waiting = page.getByTestId("decision-toast").filter({ has: page.getByRole("button", { name: "Send now" }) });
+  await (subject ? waiting.filter({ hasText: subject }) : waiting).first().getByRole("button", { name: "Send now" }).click();
+}
+
+/** Waits until the open approval's decision controls take presses (they arm after being on screen a moment). */
+export async function decisionArmed(page: Page) {
+  await expect(page.getByTestId("decision-bar").getByRole("button").first()).toHaveAttribute("data-armed", "true");
+}

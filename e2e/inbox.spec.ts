@@ -4,7 +4,7 @@
 // server without seeing each other's approvals.
 import { expect, test, type Page } from "@playwright/test";
 import { ADMIN_EMAIL, BASE_URL } from "./fixtures";
-import { AgentProcess, awaitDecision, createOperator, finalScreenshot, inboxRow, logIn, requestApproval, unique } from "./helpers";
+import { AgentProcess, awaitDecision, createOperator, decisionArmed, finalScreenshot, inboxRow, logIn, requestApproval, sendNow, unique } from "./helpers";
 
 const detail = (page: Page) => page.getByRole("region", { name: "Approval detail" });
 const approveButton = (page: Page) => detail(page).getByRole("button", { name: /^Approve a$/ });
@@ -34,6 +34,7 @@ test("an agent's request reaches the inbox within a second; approving resumes th
     await expect(detail(page).getByRole("list", { name: /Call chain/ })).toContainText("A2");
     await expect(detail(page).getByLabel("Proposed arguments as JSON")).toContainText('"LH123"');
     await approveButton(page).click();
+    await sendNow(page);
 
     const decided = await agent.next("decided", 5_000);
     expect(decided.status).toBe("APPROVED");
@@ -81,23 +82,30 @@ test("two operators see one approval; one approves, the other sees it live, and 
     await inboxRow(pageB, tools[0]!).click();
     await expect(approveButton(pageB)).toBeVisible();
     await approveButton(page).click();
+    await sendNow(page);
     await expect(pageB.getByTestId("decision-banner")).toContainText(`Approved by ${ADMIN_EMAIL}`);
     await expect(approveButton(pageB)).toHaveCount(0);
-    await expect(inboxRow(pageB, tools[0]!)).toHaveCount(0);
+    // B's list holds still while B has it open: the row stays, marked.
+    await expect(inboxRow(pageB, tools[0]!).getByTestId("row-state")).toHaveText("no longer waiting");
 
     // The second: B's screen has not heard yet when A rejects; B's late approve says who decided.
     await inboxRow(page, tools[1]!).click();
     await inboxRow(pageB, tools[1]!).click();
     await expect(approveButton(pageB)).toBeVisible();
     holdEvents = true;
+    await decisionArmed(page);
     await page.keyboard.press("r");
     await page.getByLabel("Message to the agent (why it is rejected)").fill("Refunds are frozen today");
     await detail(page).getByRole("button", { name: "Reject", exact: true }).click();
+    await sendNow(page);
     await expect(page.getByTestId("inbox-status")).toHaveText(`You rejected ${tools[1]} for billing-agent.`);
     expect((await awaitDecision(second.approvalId, 0)).status).toBe("REJECTED");
     await expect(approveButton(pageB)).toBeVisible();
     await approveButton(pageB).click();
-    await expect(pageB.getByTestId("late-decision")).toHaveText(new RegExp(`^Already rejected by ${ADMIN_EMAIL.replace(".", "\\.")} at .+\\. Your decision was not recorded\\.$`));
+    await sendNow(pageB);
+    await expect(pageB.getByTestId("decision-toast")).toHaveAttribute("data-state", "late");
+    await expect(pageB.getByTestId("decision-toast")).toContainText(new RegExp(`^Already rejected by ${ADMIN_EMAIL.replace(".", "\\.")} at .+: your decision on ${tools[1]} for billing-agent was not recorded\\.`));
+    await pageB.goto(`/approvals/${second.approvalId}`);
     await expect(pageB.getByTestId("decision-banner")).toContainText(`Rejected by ${ADMIN_EMAIL}`);
     await expect(pageB.getByRole("alert").filter({ hasText: /error/i })).toHaveCount(0);
     await finalScreenshot(pageB, testInfo, "late-click");
@@ -114,11 +122,13 @@ test("reject with a message and respond with an answer reach the agent; the hist
   await logIn(page);
 
   await inboxRow(page, rejectTool).click();
+  await decisionArmed(page);
   await page.keyboard.press("r");
   const message = page.getByLabel("Message to the agent (why it is rejected)");
   await expect(message).toBeFocused();
   await message.fill("Not during the change freeze");
   await message.press("Control+Enter");
+  await sendNow(page);
   await expect(page.getByTestId("inbox-status")).toHaveText(`You rejected ${rejectTool} for billing-agent.`);
   const rejection = await awaitDecision(rejected.approvalId);
   expect(rejection).toMatchObject({ status: "REJECTED", decision: { action: "reject", message: "Not during the change freeze", decidedBy: ADMIN_EMAIL } });
@@ -129,6 +139,7 @@ test("reject with a message and respond with an answer reach the agent; the hist
   await expect(send).toBeDisabled();
   await page.getByLabel("Answer returned to the agent (the tool does not run)").fill("Use the cached org chart instead");
   await send.click();
+  await sendNow(page);
   await expect(page.getByTestId("inbox-status")).toHaveText(`You answered ${respondTool} for billing-agent.`);
   const response = await awaitDecision(answered.approvalId);
   expect(response).toMatchObject({ status: "REJECTED", decision: { action: "respond", message: "Use the cached org chart instead" } });
@@ -154,6 +165,7 @@ test("edit: invalid JSON is refused before sending; a valid edit reaches the age
   try {
     await agent.next("approval-requested");
     await inboxRow(page, tool, "A2").click();
+    await decisionArmed(page);
     await page.keyboard.press("e");
     const editor = page.getByLabel("Edited arguments (JSON)");
     await expect(editor).toBeFocused();
@@ -167,6 +179,7 @@ test("edit: invalid JSON is refused before sending; a valid edit reaches the age
     await editor.fill('{"amount": 50, "to": "acct-1", "memo": "capped by ops"}');
     await expect(detail(page).getByText("Valid JSON.")).toBeVisible();
     await send.click();
+    await sendNow(page);
     const executed = await agent.next("executed", 5_000);
     expect(executed.executedArgs).toEqual({ amount: 50, to: "acct-1", memo: "capped by ops" });
     agent.finish();
@@ -225,13 +238,17 @@ test("bulk approve a filtered selection, and decide with the keyboard (j, a, r)"
   await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
   await page.keyboard.press("j");
   await expect(page.locator("[aria-current=true]")).toHaveAccessibleName(/^Open key_one/);
+  await decisionArmed(page);
   await page.keyboard.press("a");
+  await sendNow(page);
   await expect(page.getByTestId("inbox-status")).toHaveText(/^You approved key_one/);
   await page.keyboard.press("j");
   await expect(page.locator("[aria-current=true]")).toHaveAccessibleName(/^Open key_two/);
+  await decisionArmed(page);
   await page.keyboard.press("r");
   await page.keyboard.type("Not this one");
   await page.keyboard.press("Control+Enter");
+  await sendNow(page);
   await expect(page.getByTestId("inbox-status")).toHaveText(/^You rejected key_two/);
   expect((await awaitDecision(k1.approvalId)).status).toBe("APPROVED");
   expect(await awaitDecision(k2.approvalId)).toMatchObject({ status: "REJECTED", decision: { message: "Not this one" } });

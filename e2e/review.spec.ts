@@ -2,7 +2,7 @@
 // sent them, and a call that ran with other arguments than the approved ones
 // is flagged in History and on the approval, at desktop and phone widths.
 import { expect, test } from "@playwright/test";
-import { adminApi, AgentProcess, agentCall, finalScreenshot, inboxRow, logIn, requestApproval, unique } from "./helpers";
+import { adminApi, AgentProcess, agentCall, finalScreenshot, inboxRow, logIn, requestApproval, sendNow, unique } from "./helpers";
 
 const SQL = { statement: "DELETE FROM users WHERE last_login < now() - interval '2 years'", batchSize: 500, database: "prod", options: { zeta: 1, a: 2 }, dryRun: false, tags: ["gdpr"] };
 
@@ -164,6 +164,7 @@ test("on a phone: the list, then the approval, then the decision, and back to th
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   await finalScreenshot(page, testInfo, "phone-detail");
   await detail.getByRole("button", { name: /^Approve a$/ }).click();
+  await sendNow(page);
   await expect(page.getByTestId("decision-banner")).toContainText("Approved by you");
   expect((await agentCall<{ status: string }>("approval.await", { approvalId: pending.approvalId, timeoutMs: 0 }, "GET")).status).toBe("APPROVED");
   await detail.getByRole("button", { name: "← All approvals" }).click();

@@ -5,7 +5,7 @@
 import { createServer } from "node:http";
 import { expect, test, type Page } from "@playwright/test";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, BASE_URL, E2E_PORT } from "./fixtures";
-import { awaitDecision, finalScreenshot, inboxRow, logIn, loginFormReady, requestApproval, unique } from "./helpers";
+import { awaitDecision, finalScreenshot, inboxRow, logIn, loginFormReady, requestApproval, sendNow, unique } from "./helpers";
 
 const detail = (page: Page) => page.getByRole("region", { name: "Approval detail" });
 
@@ -63,6 +63,7 @@ test("the console works under its CSP: login, inbox, deciding an approval, sessi
   await inboxRow(page, tool).click();
   await expect(detail(page).getByLabel("Proposed arguments as JSON")).toContainText('"a@example.com"');
   await detail(page).getByRole("button", { name: /^Approve a$/ }).click();
+  await sendNow(page);
   await expect(page.getByTestId("decision-banner")).toContainText(`Approved by you (${ADMIN_EMAIL})`);
   expect((await awaitDecision(pending.approvalId, 0)).status).toBe("APPROVED");
 

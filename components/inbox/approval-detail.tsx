@@ -252,7 +252,7 @@ export const ApprovalDetail = forwardRef<
   );
 
   return (
-    <article aria-label={`Approval ${approval.tool} by ${approval.agent}`} className="space-y-4">
+    <article aria-label={`Approval ${approval.tool} by ${approval.agent}`} className="flex min-h-full flex-col gap-4">
       <header className="space-y-1">
         <div className="flex items-center gap-2">
           {approval.kind !== "tool" ? (
@@ -267,6 +267,11 @@ export const ApprovalDetail = forwardRef<
           {approval.kind === "tool" ? "requested by" : "asked by"} <span className="font-medium text-slate-900">{approval.agent}</span>
           <FrameworkBadge framework={approval.framework} />
           {pending ? <span>· waiting {formatDuration(now - new Date(approval.createdAt).getTime())}</span> : null}
+          {pending && approval.expiresAt ? (
+            <span>
+              · expires <Expiry approval={approval} />
+            </span>
+          ) : null}
         </p>
       </header>
 
@@ -292,6 +297,13 @@ export const ApprovalDetail = forwardRef<
         </p>
       ) : null}
 
+      <section aria-labelledby="chain-heading">
+        <h3 id="chain-heading" className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">
+          Call chain
+        </h3>
+        <RequestChain requestId={approval.requestId} sessionId={approval.sessionId} pending={pending} />
+      </section>
+
       {approval.summary ? (
         <section aria-labelledby="summary-heading" className="rounded border border-slate-200 bg-white p-3">
           <h3 id="summary-heading" className="text-xs font-semibold uppercase tracking-wide text-slate-500">
@@ -302,41 +314,6 @@ export const ApprovalDetail = forwardRef<
           </div>
         </section>
       ) : null}
-
-      <dl className="grid grid-cols-[6.5rem_minmax(0,1fr)] gap-x-3 sm:grid-cols-[8rem_minmax(0,1fr)] gap-y-1 text-sm">
-        <dt className="text-slate-500">Session</dt>
-        <dd className="min-w-0 break-all">
-          <Link href={`/sessions/${approval.sessionId}?task=${approval.taskId}`} className="underline decoration-slate-300 hover:decoration-slate-900">
-            {sessionLabel?.(approval.sessionId) ?? approval.sessionId}
-          </Link>
-        </dd>
-        <dt className="text-slate-500">Requested</dt>
-        <dd>{formatTime(approval.createdAt)}</dd>
-        <dt className="text-slate-500">Expires</dt>
-        <dd>
-          <Expiry approval={approval} />
-        </dd>
-        <dt className="text-slate-500">Gate</dt>
-        <dd data-testid="gate">
-          <GateSummary approval={approval} />
-        </dd>
-        {approval.decider !== "policy" ? (
-          <>
-            <dt className="text-slate-500">Asked</dt>
-            <dd data-testid="asked">{describeAsked(approval.asked, approval.askedOfYou)}</dd>
-          </>
-        ) : null}
-        <dt className="text-slate-500">Approval</dt>
-        <dd className="font-mono text-xs leading-5">{approval.approvalId}</dd>
-        {approval.externalId ? (
-          <>
-            <dt className="text-slate-500">Framework id</dt>
-            <dd className="font-mono text-xs leading-5 break-all" data-testid="external-id">
-              {approval.externalId}
-            </dd>
-          </>
-        ) : null}
-      </dl>
 
       {approval.reason || !approval.summary ? (
         <section aria-labelledby="reason-heading">
@@ -355,6 +332,51 @@ export const ApprovalDetail = forwardRef<
       <AgentStateAtAsk approval={approval} />
       {approval.kind !== "tool" && isEmptyArgs(approval.args) ? null : argsSection}
 
+
+      <section aria-labelledby="details-heading">
+        <h3 id="details-heading" className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">
+          Details
+        </h3>
+        <dl className="grid grid-cols-[6.5rem_minmax(0,1fr)] gap-x-3 sm:grid-cols-[8rem_minmax(0,1fr)] gap-y-1 text-sm">
+          <dt className="text-slate-500">Session</dt>
+          <dd className="min-w-0 break-all">
+            <Link href={`/sessions/${approval.sessionId}?task=${approval.taskId}`} className="underline decoration-slate-300 hover:decoration-slate-900">
+              {sessionLabel?.(approval.sessionId) ?? approval.sessionId}
+            </Link>
+          </dd>
+          <dt className="text-slate-500">Requested</dt>
+          <dd>{formatTime(approval.createdAt)}</dd>
+          <dt className="text-slate-500">Expires</dt>
+          <dd>
+            <Expiry approval={approval} />
+          </dd>
+          <dt className="text-slate-500">Gate</dt>
+          <dd data-testid="gate">
+            <GateSummary approval={approval} />
+          </dd>
+          {approval.decider !== "policy" ? (
+            <>
+              <dt className="text-slate-500">Asked</dt>
+              <dd data-testid="asked">{describeAsked(approval.asked, approval.askedOfYou)}</dd>
+            </>
+          ) : null}
+          <dt className="text-slate-500">Approval</dt>
+          <dd className="font-mono text-xs leading-5">{approval.approvalId}</dd>
+          {approval.externalId ? (
+            <>
+              <dt className="text-slate-500">Framework id</dt>
+              <dd className="font-mono text-xs leading-5 break-all" data-testid="external-id">
+                {approval.externalId}
+              </dd>
+            </>
+          ) : null}
+        </dl>
+      </section>
+
+      {approval.decider !== "policy" ? <ApprovalNotifications approvalId={approval.approvalId} /> : null}
+
+      {/* Last, and at the foot of the pane however short the page: every approval's
+          decision bar is in the same place, and nothing that appears above it moves it. */}
       {pending && canDecide(operator) ? (
         <DecisionPanel key={approval.approvalId} ref={ref} approval={approval} myEmail={operator.email} myRole={operator.role} onLateDecision={setLate} onDecided={(action) => onDecided?.(action)} />
       ) : pending ? (
@@ -363,15 +385,6 @@ export const ApprovalDetail = forwardRef<
         </p>
       ) : null}
 
-
-      {approval.decider !== "policy" ? <ApprovalNotifications approvalId={approval.approvalId} /> : null}
-
-      <section aria-labelledby="chain-heading">
-        <h3 id="chain-heading" className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">
-          Call chain
-        </h3>
-        <RequestChain requestId={approval.requestId} sessionId={approval.sessionId} pending={pending} />
-      </section>
     </article>
   );
 });

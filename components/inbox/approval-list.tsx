@@ -16,6 +16,10 @@ interface ApprovalListProps {
   items: ApprovalItem[];
   selectedId: string | null;
   checked: ReadonlySet<string>;
+  /** Rows held in place that no longer wait (the list is pinned while one is open). */
+  gone?: ReadonlySet<string>;
+  /** Approvals whose decision waits in this page's outbox. */
+  queued?: ReadonlySet<string>;
   checkable: boolean;
   dimmed: boolean;
   busy: boolean;
@@ -31,7 +35,7 @@ interface ApprovalListProps {
 const FOOTER_HEIGHT = 48;
 
 export const ApprovalList = forwardRef<ApprovalListHandle, ApprovalListProps>(function ApprovalList(
-  { kind, items, selectedId, checked, checkable, dimmed, busy, sessionLabel, onOpen, onToggle, footer, placeholder },
+  { kind, items, selectedId, checked, gone, queued, checkable, dimmed, busy, sessionLabel, onOpen, onToggle, footer, placeholder },
   ref,
 ) {
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -74,6 +78,8 @@ export const ApprovalList = forwardRef<ApprovalListHandle, ApprovalListProps>(fu
                   sessionLabel={sessionLabel(item.sessionId)}
                   current={item.approvalId === selectedId}
                   checked={checkable && checked.has(item.approvalId)}
+                  gone={gone?.has(item.approvalId) ?? false}
+                  queued={queued?.has(item.approvalId) ?? false}
                   checkable={checkable}
                   onOpen={onOpen}
                   onToggle={onToggle}

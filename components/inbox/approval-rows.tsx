@@ -23,6 +23,8 @@ interface RowProps {
   current: boolean;
   checked: boolean;
   checkable: boolean;
+  gone?: boolean;
+  queued?: boolean;
   onOpen(id: string): void;
   onToggle(id: string): void;
 }
@@ -44,19 +46,20 @@ function PendingTimes({ approval }: { approval: ApprovalItem }) {
   );
 }
 
-export const PendingRow = memo(function PendingRow({ approval, sessionLabel, current, checked, checkable, onOpen, onToggle }: RowProps) {
+export const PendingRow = memo(function PendingRow({ approval, sessionLabel, current, checked, checkable, gone, queued, onOpen, onToggle }: RowProps) {
   const label = `${approval.tool} by ${approval.agent}`;
   return (
     <div
       data-approval-id={approval.approvalId}
+      data-gone={gone || undefined}
       style={{ height: ROW_HEIGHT }}
-      className={`flex items-center gap-3 border-b border-slate-200 px-3 ${current ? "bg-sky-50 ring-2 ring-inset ring-sky-500" : "bg-white hover:bg-slate-50"}`}
+      className={`flex items-center gap-3 border-b border-slate-200 px-3 ${current ? "bg-sky-50 ring-2 ring-inset ring-sky-500" : "bg-white hover:bg-slate-50"} ${gone ? "opacity-50" : ""}`}
     >
       {checkable ? (
         <input type="checkbox" checked={checked} onChange={() => onToggle(approval.approvalId)} aria-label={`Select ${label}`} className="h-4 w-4 shrink-0" />
       ) : null}
       <button type="button" onClick={() => onOpen(approval.approvalId)} aria-current={current ? "true" : undefined} aria-label={`Open ${label}`} className="flex min-w-0 flex-1 items-center gap-3 text-left">
-        <ToolAndAgent approval={approval} sessionLabel={sessionLabel} />
+        <ToolAndAgent approval={approval} sessionLabel={sessionLabel} tag={gone ? "no longer waiting" : queued ? "your decision is on its way" : undefined} />
         <PendingTimes approval={approval} />
       </button>
     </div>
@@ -64,7 +67,7 @@ export const PendingRow = memo(function PendingRow({ approval, sessionLabel, cur
 });
 
 /** The two lines every row starts with: which tool, asked by which agent, in which session. */
-function ToolAndAgent({ approval, sessionLabel }: { approval: RowProps["approval"]; sessionLabel: string }) {
+function ToolAndAgent({ approval, sessionLabel, tag }: { approval: RowProps["approval"]; sessionLabel: string; tag?: string }) {
   return (
     <div className="min-w-0 flex-1">
       <div className="flex min-w-0 items-center gap-2">
@@ -81,6 +84,11 @@ function ToolAndAgent({ approval, sessionLabel }: { approval: RowProps["approval
         {approval.agentWaiting === "parked" ? (
           <span data-testid="run-parked-tag" title="No process waits now; the durable run continues with the decision when its agent starts again" className="shrink-0 rounded bg-sky-100 px-1.5 text-[11px] font-medium text-sky-900">
             parked
+          </span>
+        ) : null}
+        {tag ? (
+          <span data-testid="row-state" className="shrink-0 rounded bg-slate-200 px-1.5 text-[11px] font-medium text-slate-800">
+            {tag}
           </span>
         ) : null}
         {approval.askedOfYou && approval.status === "PENDING" ? (

@@ -2,18 +2,21 @@
 // The decision controls of one pending approval: approve, reject with a message,
 // edit the arguments (a JSON editor that refuses invalid JSON before sending),
 // respond with a text answer. Only the actions the agent allowed are offered.
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { forwardRef, useEffect, useImperativeHandle, useRef, useState, type FormEvent, type KeyboardEvent, type RefObject } from "react";
 import { defaultsOf, FormFields, type FormValues } from "./form-fields";
-import { clearDrafts, draftsOf, useDraft } from "./drafts";
-import { alreadyDecided, decidedByMe, errorMessage, type AlreadyDecided } from "@/lib/errors";
-import { useTRPC } from "@/lib/trpc";
+import { draftsOf, useDraft } from "./drafts";
+import { decisionOutbox, type DecideInput, type OutboxEntry } from "@/lib/decision-outbox";
+import type { AlreadyDecided } from "@/lib/errors";
+import { useNow } from "@/lib/format";
 import type { ApprovalItem, DecisionAction } from "@/lib/types";
+import { describeEntry, isWaiting, useOutboxEntry } from "../decision-toasts";
 import { prettyJson } from "../ui";
+import { useArming, type Arming } from "./use-arming";
 
+/** Shortcuts pass when their key went down (the event's timeStamp): a press from before the approval was armed does nothing. */
 export interface DecisionPanelHandle {
-  approve(): void;
-  open(mode: "reject" | "edit" | "respond"): void;
+  approve(startedAt: number): void;
+  open(mode: "reject" | "edit" | "respond", startedAt: number): void;
 }
 
 type Mode = "reject" | "edit" | "respond" | "remember" | null;
@@ -55,12 +58,15 @@ export const DecisionPanel = forwardRef<
     onDecided(action: DecisionAction): void;
   }
 >(function DecisionPanel({ approval, myEmail, myRole, onLateDecision, onDecided }, ref) {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const [message, setMessage] = useDraft(approval.approvalId, "message", "");
   const [answer, setAnswer] = useDraft(approval.approvalId, "answer", "");
   const [editText, setEditText] = useDraft(approval.approvalId, "edit", prettyJson(approval.args));
-  const [formValues, setFormValues] = useState<FormValues>(() => (approval.form ? defaultsOf(approval.form) : {}));
+  const [formValues, setFormValues] = useState<FormValues>(() => {
+    // A form answer the server refused comes back as it was sent, to be corrected.
+    const refused = decisionOutbox().get(approval.approvalId);
+    if (refused?.state === "failed" && refused.input.action === "edit" && refused.input.args) return refused.input.args as FormValues;
+    return approval.form ? defaultsOf(approval.form) : {};
+  });
   // A draft left from before a reload reopens where it was being written.
   const [mode, setMode] = useState<Mode>(() => {
     const drafts = draftsOf(approval.approvalId);
@@ -80,44 +86,26 @@ export const DecisionPanel = forwardRef<
   const answerRef = useRef<HTMLTextAreaElement>(null);
   const allow = new Set(approval.allow);
 
-  const decide = useMutation(
-    trpc.approval.decide.mutationOptions({
-      onSuccess: (result, input) => {
-        // The same decision as an earlier one returns the stored one: if it was
-        // someone else's, this click was late too.
-        if (result.status === "PENDING") {
-          // One vote of a quorum: the approval waits for the others.
-          setVoted(`Your approval is recorded: ${result.approvals?.length ?? 1} of ${result.required ?? approval.requiredApprovals}. It waits for the other approvers; any rejection ends it.`);
-        } else if (result.decision && !decidedByMe(result, myEmail)) {
-          onLateDecision({ decidedBy: result.decision.decidedBy, decidedAt: result.decision.decidedAt, action: result.decision.action, status: result.status });
-        } else {
-          clearDrafts(approval.approvalId);
-          onDecided(input.action);
-        }
-        setMode(null);
-      },
-      onError: (error) => {
-        const late = alreadyDecided(error);
-        if (late) {
-          onLateDecision(late);
-          setMode(null);
-        } else {
-          setFailure(`${errorMessage(error)}. Nothing was decided; fix this and try again.`);
-        }
-      },
-      onSettled: () =>
-        Promise.all([trpc.approval.pathKey(), trpc.request.pathKey(), trpc.task.pathKey()].map((queryKey) => queryClient.invalidateQueries({ queryKey }))),
-    }),
-  );
+  const arming = useArming();
+  const outbox = decisionOutbox();
+  const queued = useOutboxEntry(approval.approvalId);
+  const subject = `${approval.tool} for ${approval.agent}`;
+
+  // What the server said of this operator's decision, while this approval is still on screen.
+  useEffect(() => {
+    if (queued?.state === "late" && queued.late) onLateDecision(queued.late);
+    if (queued?.state === "failed") setFailure(`${queued.note}. Nothing was decided; fix this and try again.`);
+    if (queued?.state === "voted") setVoted(`Your approval is recorded: ${queued.note}; any rejection ends it.`);
+  }, [queued?.state, queued?.late, queued?.note, onLateDecision]);
 
   const parsed = parseJson(editText);
 
   useImperativeHandle(ref, () => ({
-    approve: () => {
-      if (allow.has("approve") && !decide.isPending) submit("approve");
+    approve: (startedAt) => {
+      if (allow.has("approve") && !isWaiting(queued) && arming.accepts(startedAt)) submit("approve");
     },
-    open: (next) => {
-      if (!allow.has(next)) return;
+    open: (next, startedAt) => {
+      if (!allow.has(next) || isWaiting(queued) || !arming.accepts(startedAt)) return;
       setMode(next);
     },
   }));
@@ -128,22 +116,29 @@ export const DecisionPanel = forwardRef<
     if (mode === "respond") answerRef.current?.focus();
   }, [mode]);
 
+  /** Hands the decision to the page's outbox, which sends it unless it is undone in time. */
+  function send(input: DecideInput) {
+    if (!outbox.queue(input, subject, myEmail)) return;
+    setMode(null);
+    onDecided(input.action);
+  }
+
   function submit(action: DecisionAction) {
     setFailure(null);
     if (action === "approve") {
       const remember = mode === "remember" ? { scope, ...(pinned.length ? { args: pinnedConditions(approval.args, pinned) } : {}) } : undefined;
-      decide.mutate({ approvalId: approval.approvalId, action, ...(remember ? { remember } : {}) });
+      send({ approvalId: approval.approvalId, action, ...(remember ? { remember } : {}) });
     }
-    if (action === "reject") decide.mutate({ approvalId: approval.approvalId, action, ...(message.trim() ? { message: message.trim() } : {}) });
+    if (action === "reject") send({ approvalId: approval.approvalId, action, ...(message.trim() ? { message: message.trim() } : {}) });
     if (action === "respond") {
       if (!answer.trim()) {
         setFailure("Write the answer the agent gets back before sending.");
         return;
       }
-      decide.mutate({ approvalId: approval.approvalId, action, message: answer.trim() });
+      send({ approvalId: approval.approvalId, action, message: answer.trim() });
     }
     if (action === "edit" && approval.kind === "form") {
-      decide.mutate({ approvalId: approval.approvalId, action, args: formValues as never });
+      send({ approvalId: approval.approvalId, action, args: formValues as never });
       return;
     }
     if (action === "edit") {
@@ -151,13 +146,15 @@ export const DecisionPanel = forwardRef<
         setFailure("The edited arguments are not valid JSON; nothing was sent.");
         return;
       }
-      decide.mutate({ approvalId: approval.approvalId, action, args: parsed.value as never });
+      send({ approvalId: approval.approvalId, action, args: parsed.value as never });
     }
   }
 
   const onFormKey = (action: DecisionAction) => (event: KeyboardEvent) => {
     if (event.key === "Enter" && (event.metaKey || event.ctrlKey)) {
       event.preventDefault();
+      // A held Ctrl+Enter sends once.
+      if (event.repeat || !arming.accepts(event.timeStamp)) return;
       submit(action);
     }
     if (event.key === "Escape") {
@@ -170,12 +167,16 @@ export const DecisionPanel = forwardRef<
     submit(action);
   };
 
-  const busy = decide.isPending;
+  const waiting = isWaiting(queued);
   const iVoted = approval.votes.some((vote) => vote.decidedBy === myEmail);
   // A quorum cannot be remembered by one person; "always" is for admins.
   const mayRemember = allow.has("approve") && approval.requiredApprovals === 1;
   const needsRole = approval.requiredRole === "ADMIN" && myRole !== "ADMIN";
-  const button = "rounded px-3 py-1.5 text-sm font-medium disabled:cursor-not-allowed disabled:opacity-50";
+  // While arming, a bar fills the button: it takes presses once full.
+  const button =
+    "relative overflow-hidden rounded px-3 py-1.5 text-sm font-medium disabled:cursor-not-allowed disabled:opacity-50 aria-disabled:cursor-wait aria-disabled:opacity-60 " +
+    "after:absolute after:inset-x-0 after:bottom-0 after:h-0.5 after:origin-left after:bg-current after:content-[''] data-[armed=false]:after:animate-[arming_700ms_linear_forwards] data-[armed=true]:after:hidden";
+  const toggle = (next: Exclude<Mode, null>) => arming.press(() => setMode(mode === next ? null : next));
 
   if (needsRole) {
     return (
@@ -185,41 +186,12 @@ export const DecisionPanel = forwardRef<
     );
   }
 
+  // The bar sticks to the bottom of the screen while the arguments above it scroll;
+  // the forms it opens come just above it.
   return (
-    <section aria-label="Decision" className="space-y-3">
-      {voted || iVoted ? (
-        <p role="status" className="rounded border border-emerald-300 bg-emerald-50 p-2 text-sm text-emerald-950">
-          {voted ?? "You approved this; it waits for the other approvers."}
-        </p>
-      ) : null}
-      <div className="flex flex-wrap gap-2">
-        {allow.has("approve") ? (
-          <button type="button" disabled={busy} onClick={() => submit("approve")} className={`${button} bg-emerald-700 text-white hover:bg-emerald-800`} aria-keyshortcuts="a">
-            Approve <kbd className="ml-1 text-xs opacity-70">a</kbd>
-          </button>
-        ) : null}
-        {allow.has("reject") ? (
-          <button type="button" disabled={busy} onClick={() => setMode(mode === "reject" ? null : "reject")} aria-expanded={mode === "reject"} className={`${button} border border-red-300 bg-white text-red-800 hover:bg-red-50`} aria-keyshortcuts="r">
-            {approval.kind === "question" || approval.kind === "form" ? "Decline…" : "Reject…"} <kbd className="ml-1 text-xs opacity-70">r</kbd>
-          </button>
-        ) : null}
-        {allow.has("edit") ? (
-          <button type="button" disabled={busy} onClick={() => setMode(mode === "edit" ? null : "edit")} aria-expanded={mode === "edit"} className={`${button} border border-slate-300 bg-white text-slate-800 hover:bg-slate-50`} aria-keyshortcuts="e">
-            {approval.kind === "form" ? "Fill in…" : "Edit arguments…"} <kbd className="ml-1 text-xs opacity-70">e</kbd>
-          </button>
-        ) : null}
-        {mayRemember ? (
-          <button type="button" disabled={busy} onClick={() => setMode(mode === "remember" ? null : "remember")} aria-expanded={mode === "remember"} className={`${button} border border-emerald-300 bg-white text-emerald-900 hover:bg-emerald-50`}>
-            Approve and remember…
-          </button>
-        ) : null}
-        {allow.has("respond") ? (
-          <button type="button" disabled={busy} onClick={() => setMode(mode === "respond" ? null : "respond")} aria-expanded={mode === "respond"} className={`${button} border border-slate-300 bg-white text-slate-800 hover:bg-slate-50`}>
-            {approval.kind === "question" ? "Answer…" : "Respond instead…"}
-          </button>
-        ) : null}
-      </div>
-
+    <>
+      {waiting || mode === null ? null : (
+      <section aria-label="Decision details" className="mt-auto space-y-3">
       {mode === "reject" ? (
         <MessageForm
           id="reject-message"
@@ -231,7 +203,8 @@ export const DecisionPanel = forwardRef<
           onKeyDown={onFormKey("reject")}
           onCancel={() => setMode(null)}
           submitLabel="Reject"
-          submitDisabled={busy}
+          submitDisabled={false}
+          arming={arming}
           submitClassName={`${button} bg-red-700 text-white hover:bg-red-800`}
           cancelClassName={`${button} text-slate-600`}
           frameClassName="border-red-200 bg-red-50/50"
@@ -276,7 +249,7 @@ export const DecisionPanel = forwardRef<
             This writes a policy rule, listed on the Policies page, where it can be revoked. {myRole !== "ADMIN" ? "Only admins may remember a decision for always." : ""}
           </p>
           <div className="flex items-center gap-2">
-            <button type="submit" disabled={busy} className={`${button} bg-emerald-700 text-white hover:bg-emerald-800`}>
+            <button type="submit" {...arming.press()} className={`${button} bg-emerald-700 text-white hover:bg-emerald-800`}>
               Approve and remember
             </button>
             <button type="button" onClick={() => setMode(null)} className={`${button} text-slate-600`}>
@@ -290,7 +263,7 @@ export const DecisionPanel = forwardRef<
         <form onSubmit={onSubmit("edit")} onKeyDown={onFormKey("edit")} aria-label="Answer the form" className="space-y-3 rounded border border-slate-300 bg-white p-3">
           <FormFields form={approval.form} values={formValues} onChange={setFormValues} idPrefix={`form-${approval.approvalId}`} />
           <div className="flex flex-wrap items-center gap-2">
-            <button type="submit" disabled={busy} className={`${button} bg-emerald-700 text-white hover:bg-emerald-800`}>
+            <button type="submit" {...arming.press()} className={`${button} bg-emerald-700 text-white hover:bg-emerald-800`}>
               Send answer
             </button>
             <button type="button" onClick={() => setFormValues(defaultsOf(approval.form!))} className={`${button} text-slate-600`}>
@@ -319,7 +292,7 @@ export const DecisionPanel = forwardRef<
             {parsed.ok ? "Valid JSON." : `Invalid JSON, not sent: ${parsed.message}`}
           </p>
           <div className="flex flex-wrap items-center gap-2">
-            <button type="submit" disabled={busy || !parsed.ok} className={`${button} bg-emerald-700 text-white hover:bg-emerald-800`}>
+            <button type="submit" disabled={!parsed.ok} {...arming.press()} className={`${button} bg-emerald-700 text-white hover:bg-emerald-800`}>
               Approve with edits
             </button>
             <button type="button" disabled={!parsed.ok} onClick={() => parsed.ok && setEditText(prettyJson(parsed.value))} className={`${button} border border-slate-300 text-slate-700`}>
@@ -346,21 +319,80 @@ export const DecisionPanel = forwardRef<
           onKeyDown={onFormKey("respond")}
           onCancel={() => setMode(null)}
           submitLabel="Send answer"
-          submitDisabled={busy || !answer.trim()}
+          submitDisabled={!answer.trim()}
+          arming={arming}
           submitClassName={`${button} bg-slate-900 text-white`}
           cancelClassName={`${button} text-slate-600`}
           frameClassName="border-slate-300 bg-white"
         />
       ) : null}
 
-      {failure ? (
-        <p role="alert" className="rounded border border-red-200 bg-red-50 p-2 text-sm text-red-800">
-          {failure}
-        </p>
-      ) : null}
-    </section>
+      </section>
+      )}
+      <div role="group" aria-label="Decision" data-testid="decision-bar" className={`sticky bottom-0 z-10 -mx-4 ${waiting || mode === null ? "mt-auto" : ""} select-none space-y-2 border-t border-slate-200 bg-white/95 px-4 py-2 backdrop-blur md:-mx-5 md:px-5`}>
+        {voted || iVoted ? (
+          <p role="status" className="rounded border border-emerald-300 bg-emerald-50 p-2 text-sm text-emerald-950">
+            {voted ?? "You approved this; it waits for the other approvers."}
+          </p>
+        ) : null}
+        {waiting ? (
+          <QueuedDecision entry={queued!} />
+        ) : (
+          <div className="flex flex-wrap gap-2">
+            {allow.has("approve") ? (
+              <button type="button" {...arming.press(() => submit("approve"))} className={`${button} bg-emerald-700 text-white hover:bg-emerald-800`} aria-keyshortcuts="a">
+                Approve <kbd className="ml-1 text-xs opacity-70">a</kbd>
+              </button>
+            ) : null}
+            {allow.has("reject") ? (
+              <button type="button" {...toggle("reject")} aria-expanded={mode === "reject"} className={`${button} border border-red-300 bg-white text-red-800 hover:bg-red-50`} aria-keyshortcuts="r">
+                {approval.kind === "question" || approval.kind === "form" ? "Decline…" : "Reject…"} <kbd className="ml-1 text-xs opacity-70">r</kbd>
+              </button>
+            ) : null}
+            {allow.has("edit") ? (
+              <button type="button" {...toggle("edit")} aria-expanded={mode === "edit"} className={`${button} border border-slate-300 bg-white text-slate-800 hover:bg-slate-50`} aria-keyshortcuts="e">
+                {approval.kind === "form" ? "Fill in…" : "Edit arguments…"} <kbd className="ml-1 text-xs opacity-70">e</kbd>
+              </button>
+            ) : null}
+            {mayRemember ? (
+              <button type="button" {...toggle("remember")} aria-expanded={mode === "remember"} className={`${button} border border-emerald-300 bg-white text-emerald-900 hover:bg-emerald-50`}>
+                Approve and remember…
+              </button>
+            ) : null}
+            {allow.has("respond") ? (
+              <button type="button" {...toggle("respond")} aria-expanded={mode === "respond"} className={`${button} border border-slate-300 bg-white text-slate-800 hover:bg-slate-50`}>
+                {approval.kind === "question" ? "Answer…" : "Respond instead…"}
+              </button>
+            ) : null}
+          </div>
+        )}
+        {failure ? (
+          <p role="alert" className="rounded border border-red-200 bg-red-50 p-2 text-sm text-red-800">
+            {failure}
+          </p>
+        ) : null}
+      </div>
+    </>
   );
 });
+
+/** This approval's decision waits in the outbox: it can still be taken back. */
+function QueuedDecision({ entry }: { entry: OutboxEntry }) {
+  const now = useNow();
+  const outbox = decisionOutbox();
+  // Undo takes the place of the button just pressed: a second click of that press must not land on it.
+  const arming = useArming();
+  return (
+    <div data-testid="queued-decision" className="flex flex-wrap items-center gap-2 text-sm">
+      <p className="font-medium">{describeEntry(entry, now)}</p>
+      {entry.state !== "sending" ? (
+        <button type="button" {...arming.press(() => outbox.undo(entry.approvalId))} className="rounded border border-slate-400 bg-white px-2 py-0.5 text-xs font-medium hover:bg-slate-100 aria-disabled:cursor-wait aria-disabled:opacity-60">
+          Undo
+        </button>
+      ) : null}
+    </div>
+  );
+}
 
 /** A short text form (reject's message, respond's answer) with send and cancel. */
 function MessageForm(props: {
@@ -374,6 +406,7 @@ function MessageForm(props: {
   onCancel: () => void;
   submitLabel: string;
   submitDisabled: boolean;
+  arming: Arming;
   submitClassName: string;
   cancelClassName: string;
   frameClassName: string;
@@ -394,7 +427,7 @@ function MessageForm(props: {
         className="block w-full rounded border border-slate-300 bg-white p-2 text-sm"
       />
       <div className="flex items-center gap-2">
-        <button type="submit" disabled={props.submitDisabled} className={props.submitClassName}>
+        <button type="submit" disabled={props.submitDisabled} {...props.arming.press()} className={props.submitClassName}>
           {props.submitLabel}
         </button>
         <button type="button" onClick={props.onCancel} className={props.cancelClassName}>

@@ -8,6 +8,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useTRPC } from "@/lib/trpc";
 import type { ApprovalItem, DecisionAction } from "@/lib/types";
 import { canDecide, useOperator } from "../app-shell";
+import { isWaiting, useOutbox } from "../decision-toasts";
 import { Empty, ErrorNote, Loading } from "../ui";
 import { ApprovalDetail } from "./approval-detail";
 import { ApprovalList, type ApprovalListHandle } from "./approval-list";
@@ -15,6 +16,7 @@ import { BulkActions } from "./bulk-actions";
 import type { DecisionPanelHandle } from "./decision-panel";
 import { InboxFilters, isFiltered } from "./inbox-filters";
 import { orderPending } from "./pending-order";
+import { pinnedList } from "./pinned-list";
 import { useInboxKeys, useShortcutsSetting } from "./use-inbox-keys";
 import { useInboxView, type InboxTab } from "./use-inbox-view";
 
@@ -69,9 +71,20 @@ export function Inbox() {
     placeholderData: keepPreviousData,
   });
 
-  const pendingItems = useMemo(() => (pending.data ? orderPending(pending.data.items, view.sort) : undefined), [pending.data, view.sort]);
+  const livePending = useMemo(() => (pending.data ? orderPending(pending.data.items, view.sort) : undefined), [pending.data, view.sort]);
+  // While an approval is open, the pending list holds still (see pinned-list.ts); opening
+  // another one, or changing the view, lets it take its new order.
+  const pinKey = tab === "pending" && selectedId ? JSON.stringify([selectedId, view.sort, view.session, agent, tool, text]) : null;
+  const [pin, setPin] = useState<{ key: string; items: ApprovalItem[] } | null>(null);
+  // Pinned only once the list read is the one for this view (not the last view's, kept while it loads).
+  const settledList = pending.isPlaceholderData ? undefined : livePending;
+  if (pinKey && settledList && pin?.key !== pinKey) setPin({ key: pinKey, items: settledList });
+  const pinned = useMemo(() => (pinKey && pin?.key === pinKey && settledList ? pinnedList(pin.items, settledList) : null), [pinKey, pin, settledList]);
+  const pendingItems = pinned?.items ?? livePending;
   const historyItems = useMemo(() => history.data?.pages.flatMap((page) => page.items) ?? [], [history.data]);
   const items: ApprovalItem[] = (tab === "pending" ? pendingItems : historyItems) ?? [];
+  const outbox = useOutbox();
+  const queuedIds = useMemo(() => new Set(outbox.filter(isWaiting).map((entry) => entry.approvalId)), [outbox]);
   const selectedIndex = selectedId ? items.findIndex((item) => item.approvalId === selectedId) : -1;
   if (selectedIndex >= 0) lastIndex.current = selectedIndex;
   const selectedItem = selectedIndex >= 0 ? items[selectedIndex] : undefined;
@@ -83,7 +96,7 @@ export function Inbox() {
   }, [pendingItems, historyItems]);
 
   // Checked ids that are still pending (decided ones drop out of the selection).
-  const checkedPending = useMemo(() => (pendingItems ?? []).filter((item) => checked.has(item.approvalId)), [pendingItems, checked]);
+  const checkedPending = useMemo(() => (livePending ?? []).filter((item) => checked.has(item.approvalId)), [livePending, checked]);
 
   const open = useCallback((id: string | null) => setView({ approval: id }), [setView]);
   const toggle = useCallback((id: string) => {
@@ -112,30 +125,42 @@ export function Inbox() {
   const keyActions = useMemo(
     () => ({
       move,
-      approve: () => detailRef.current?.approve(),
-      reject: () => detailRef.current?.open("reject"),
-      edit: () => detailRef.current?.open("edit"),
+      approve: (startedAt: number) => detailRef.current?.approve(startedAt),
+      reject: (startedAt: number) => detailRef.current?.open("reject", startedAt),
+      edit: (startedAt: number) => detailRef.current?.open("edit", startedAt),
       ...(tab === "pending" && decider ? { toggleSelected: () => selectedId && toggle(selectedId) } : {}),
     }),
     [move, tab, decider, selectedId, toggle],
   );
   useInboxKeys(shortcuts, keyActions);
 
-  const onDecided = useCallback(
-    (action: DecisionAction) => {
-      const item = selectedItem;
-      setStatus(`You ${DONE_VERB[action]} ${item ? `${item.tool} for ${item.agent}` : "the approval"}.`);
-      // Auto-advance: the next pending approval opens (the one below, else the one above);
-      // with none left, the decided one stays open with its outcome.
-      if (tab !== "pending" || selectedIndex < 0) return;
-      const next = items[selectedIndex + 1] ?? items[selectedIndex - 1];
-      if (next) {
-        open(next.approvalId);
-        listRef.current?.scrollToIndex(items.indexOf(next));
-      }
-    },
-    [selectedItem, selectedIndex, items, tab, open],
-  );
+  const onDecided = useCallback(() => {
+    // Auto-advance: the next approval still waiting opens (below, else above); with
+    // none left, the decided one stays open with its outcome.
+    if (tab !== "pending" || selectedIndex < 0) return;
+    const waiting = (item: ApprovalItem | undefined) => item && item.approvalId !== selectedId && !pinned?.gone.has(item.approvalId) && !queuedIds.has(item.approvalId);
+    const next = items.slice(selectedIndex + 1).find(waiting) ?? items.slice(0, selectedIndex).reverse().find(waiting);
+    if (next) open(next.approvalId);
+  }, [selectedIndex, selectedId, items, tab, open, pinned, queuedIds]);
+
+  // The list may have taken its new order: keep the open approval in view.
+  useEffect(() => {
+    if (selectedIndex >= 0) listRef.current?.scrollToIndex(selectedIndex);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- only when another approval opens
+  }, [selectedId]);
+
+  // The footer says what became of each decision once it is sent.
+  const reported = useRef(new Set<string>());
+  useEffect(() => {
+    for (const entry of outbox) {
+      const id = `${entry.approvalId}:${entry.dueAt}:${entry.state}`;
+      if (reported.current.has(id)) continue;
+      reported.current.add(id);
+      if (entry.state === "sent") setStatus(`You ${DONE_VERB[entry.input.action]} ${entry.subject}.`);
+      // Taken back, or refused by the server (invalid arguments, say): it is open again to decide.
+      if ((entry.state === "undone" || entry.state === "failed") && tab === "pending") open(entry.approvalId);
+    }
+  }, [outbox, tab, open]);
 
   const activeQuery = tab === "pending" ? pending : history;
   const filtered = isFiltered(view);
@@ -186,6 +211,8 @@ export function Inbox() {
           items={items}
           selectedId={selectedId}
           checked={checked}
+          gone={pinned?.gone}
+          queued={queuedIds}
           checkable={tab === "pending" && decider}
           dimmed={activeQuery.isPlaceholderData}
           busy={activeQuery.isFetching}
@@ -203,9 +230,22 @@ export function Inbox() {
         />
 
         <footer className="flex h-9 shrink-0 items-center justify-between gap-4 border-t border-slate-200 bg-white px-3 text-xs text-slate-600">
-          <p role="status" aria-live="polite" data-testid="inbox-status" className="truncate font-medium text-slate-900">
-            {status}
-          </p>
+          <div className="flex min-w-0 items-center gap-3">
+            {pinned && pinned.arrived > 0 ? (
+              // Down here, not above the list: announcing them must not move the rows either.
+              <p role="status" data-testid="new-arrivals" className="flex shrink-0 items-center gap-2 font-medium text-sky-900">
+                <span title="They arrived while this approval is open; the list keeps its order until you move on">
+                  {pinned.arrived} new<span className="hidden xl:inline"> since you opened this one</span>
+                </span>
+                <button type="button" onClick={() => setPin({ key: pinKey!, items: livePending! })} className="rounded border border-sky-300 bg-sky-50 px-2 py-0.5 hover:bg-sky-100">
+                  Show them
+                </button>
+              </p>
+            ) : null}
+            <p role="status" aria-live="polite" data-testid="inbox-status" className="truncate font-medium text-slate-900">
+              {status}
+            </p>
+          </div>
           <div className="flex shrink-0 items-center gap-3">
             {shortcuts && tab === "pending" && decider ? (
               <p aria-label="Keyboard shortcuts" className="hidden lg:block">
@@ -226,7 +266,7 @@ export function Inbox() {
             <button type="button" onClick={() => open(null)} className="mb-3 text-sm text-slate-600 underline decoration-slate-300 md:hidden">
               ← All approvals
             </button>
-            <ApprovalDetail key={selectedId} ref={detailRef} approvalId={selectedId} placeholder={selectedItem} sessionLabel={sessionLabel} onDecided={onDecided} />
+            <ApprovalDetail key={selectedId} ref={detailRef} approvalId={selectedId} placeholder={pinned?.gone.has(selectedId) ? undefined : selectedItem} sessionLabel={sessionLabel} onDecided={onDecided} />
           </>
         ) : (
           <div className="flex h-full items-center justify-center">

@@ -23,11 +23,12 @@ function isTyping(target: EventTarget | null): boolean {
   return target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName);
 }
 
+/** Deciding keys get the time their key went down (the event's timeStamp), for the decision controls' arming. */
 export interface InboxKeyActions {
   move(delta: 1 | -1): void;
-  approve(): void;
-  reject(): void;
-  edit(): void;
+  approve(startedAt: number): void;
+  reject(startedAt: number): void;
+  edit(startedAt: number): void;
   /** Absent where selecting makes no sense (History, viewers). */
   toggleSelected?: () => void;
 }
@@ -35,7 +36,7 @@ export interface InboxKeyActions {
 export function useInboxKeys(enabled: boolean, actions: InboxKeyActions) {
   useEffect(() => {
     if (!enabled) return;
-    const byKey: Record<string, (() => void) | undefined> = {
+    const byKey: Record<string, ((startedAt: number) => void) | undefined> = {
       j: () => actions.move(1),
       ArrowDown: () => actions.move(1),
       k: () => actions.move(-1),
@@ -43,14 +44,16 @@ export function useInboxKeys(enabled: boolean, actions: InboxKeyActions) {
       a: actions.approve,
       r: actions.reject,
       e: actions.edit,
-      x: actions.toggleSelected,
+      x: actions.toggleSelected && (() => actions.toggleSelected?.()),
     };
     function onKey(event: KeyboardEvent) {
       if (event.metaKey || event.ctrlKey || event.altKey || isTyping(event.target)) return;
       const action = byKey[event.key];
       if (!action) return;
       event.preventDefault();
-      action();
+      // A held key repeats: only its first press counts, for moving as for deciding.
+      if (event.repeat && ["a", "r", "e", "x"].includes(event.key)) return;
+      action(event.timeStamp);
     }
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
