@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from tollgate import Tollgate, TollgateError  # noqa: E402
+from tollgate import ApprovalAnswered, ApprovalRejected, Tollgate, TollgateError  # noqa: E402
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -27,6 +27,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._answer(200, {"result": {"data": {"echo": body}}}, close=True)
         elif plan == "502":
             self._answer(502, None)
+        elif plan == "answered":
+            decision = {"action": "respond", "message": "refund to the card, not the account", "decidedBy": "ops@example.com", "decidedAt": "2026-01-01T00:00:00.000Z"}
+            self._answer(200, {"result": {"data": {"approvalId": "apr_1", "status": "REJECTED", "decision": decision}}})
         elif plan == "conflict":
             self._answer(409, {"error": {"message": "already decided", "data": {"code": "CONFLICT"}}})
         else:
@@ -76,6 +79,15 @@ class TransportTest(unittest.TestCase):
         with self.assertRaises(TollgateError) as raised:
             self.client._call("approval.decide", {})
         self.assertEqual((raised.exception.code, raised.exception.status), ("CONFLICT", 409))
+
+    def test_an_operators_answer_is_an_answer_that_code_catching_rejected_still_catches(self):
+        self.server.plan = ["answered"]
+        ran = []
+        with self.assertRaises(ApprovalRejected) as caught:
+            self.client.gate("req_1", "refund", {"order": 42}, ran.append)
+        self.assertIsInstance(caught.exception, ApprovalAnswered)
+        self.assertEqual(caught.exception.answer, "refund to the card, not the account")
+        self.assertEqual(ran, [])
 
 
 if __name__ == "__main__":

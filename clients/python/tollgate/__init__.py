@@ -6,7 +6,7 @@ a tool at most once under an approval, and verify the signature of a decision
 webhook. See clients/python/README.md.
 """
 
-from .client import ApprovalRejected, Tollgate, TollgateError
+from .client import ApprovalAnswered, ApprovalRejected, Tollgate, TollgateError
 from .webhooks import WebhookSignatureError, verify_webhook, webhook_secret
 
-__all__ = ["Tollgate", "TollgateError", "ApprovalRejected", "verify_webhook", "webhook_secret", "WebhookSignatureError"]
+__all__ = ["Tollgate", "TollgateError", "ApprovalRejected", "ApprovalAnswered", "verify_webhook", "webhook_secret", "WebhookSignatureError"]

@@ -33,6 +33,19 @@ class ApprovalRejected(Exception):
         self.result = result
 
 
+class ApprovalAnswered(ApprovalRejected):
+    """The operator answered in words instead of letting the tool run (decision "respond").
+
+    The tool does not run; `answer` is what the operator wrote, for the agent to
+    act on. It is an ApprovalRejected, so code written before answers existed,
+    which catches that, still stops the tool.
+    """
+
+    def __init__(self, result: dict):
+        super().__init__(result)
+        self.answer = (result.get("decision") or {}).get("message") or ""
+
+
 class Tollgate:
     """An agent service's connection to Tollgate, authenticated by its agent key.
 
@@ -179,15 +192,17 @@ class Tollgate:
     def gate(self, request_id: str, tool: str, args: Any, run: Callable[[Any], Any], reason: Optional[str] = None, **options: Any) -> Any:
         """Asks, waits, and runs `run` with the approved (possibly edited) arguments at most once.
 
-        Raises ApprovalRejected when the tool must not run. Another replica that
-        already holds the approval's execution claim makes this one raise too.
+        Raises ApprovalAnswered (an ApprovalRejected) with the operator's
+        `answer` when they answered instead, and ApprovalRejected when the tool
+        must not run. Another replica that already holds the approval's
+        execution claim makes this one raise too.
         """
         asked = self.request_approval(request_id, tool, args, reason=reason, **options)
         result = asked if asked["status"] != "PENDING" else self.wait_for_decision(asked["approvalId"])
         decision = result.get("decision") or {}
         may_run = result["status"] == "APPROVED" or (result["status"] == "EXPIRED" and decision.get("action") == "approve")
         if not may_run:
-            raise ApprovalRejected(result)
+            raise ApprovalAnswered(result) if decision.get("action") == "respond" else ApprovalRejected(result)
         approved_args = decision["args"] if decision.get("action") == "edit" else args
         claim_key = f"python-{uuid.uuid4()}"
         claim = self._call("approval.claimExecution", {"approvalId": result["approvalId"], "claimKey": claim_key})
