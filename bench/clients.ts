@@ -250,11 +250,14 @@ async function main() {
   consoleBuilt();
   const databaseUrl = process.env.BENCH_DATABASE_URL;
   const database = databaseUrl ? "PostgreSQL" : "embedded (PGlite)";
-  const consoleOn = await startBenchServer(databaseUrl, { env: { TOLLGATE_CONSOLE: "on" } });
-  // A second PostgreSQL database would be needed for a second server there: the console-off server runs embedded then.
-  const consoleOff = await startBenchServer(undefined, { env: { TOLLGATE_CONSOLE: "off" } });
+  const started: BenchServer[] = [];
   const lines: string[] = [];
   try {
+    const consoleOn = await startBenchServer(databaseUrl, { env: { TOLLGATE_CONSOLE: "on" } });
+    started.push(consoleOn);
+    // A second PostgreSQL database would be needed for a second server there: the console-off server runs embedded then.
+    const consoleOff = await startBenchServer(undefined, { env: { TOLLGATE_CONSOLE: "off" } });
+    started.push(consoleOff);
     const on = await operatorOf(consoleOn);
     const off = await operatorOf(consoleOff);
     const samplers = [
@@ -302,8 +305,7 @@ async function main() {
       "",
     );
   } finally {
-    await consoleOn.stop();
-    await consoleOff.stop();
+    for (const server of started) await server.stop();
   }
   const text = lines.join("\n");
   const file = databaseUrl ? "bench/results-clients-postgres.md" : "bench/results-clients.md";
