@@ -34,6 +34,7 @@ import { startMetrics } from "./observability/metrics.ts";
 import { metricsAccess } from "./observability/metrics-access.ts";
 import { sealStoredWebhookSecrets } from "./services/agent-keys/agent-key-rows.ts";
 import { anchorUnkeyedChains, UNKEYED_ANCHOR_MIGRATION } from "./services/audit-unkeyed-anchor.ts";
+import { rewriteStoredGlobs } from "./services/policies/rewrite-stored-globs.ts";
 import { checkReadiness } from "./observability/readiness.ts";
 import { readMigrations } from "./db/schema-engine.ts";
 import { attachRealtime, type Realtime } from "./realtime/socket.ts";
@@ -240,6 +241,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   if (database.appliedMigrations.includes(UNKEYED_ANCHOR_MIGRATION)) await anchorUnkeyedChains(deps);
   const resealed = await sealStoredWebhookSecrets(deps);
   if (resealed) log.info(`sealed the webhook secrets of ${resealed} agent keys stored before they were sealed`);
+  const rewritten = await rewriteStoredGlobs(deps);
+  if (rewritten) log.info(`rewrote the agent and tool globs of ${rewritten} policy rules into the form names are compared in (case- and width-insensitive); the console shows each rule as it was written`);
   // Keyed by the workspace: the nodes of one deployment share counters, other
   // deployments (or test servers) on the same Redis do not.
   deps.loginThrottle = createLoginThrottle({ redis: throttleRedis, keyPrefix: `tollgate:${bootstrap.workspaceId}:login`, now: () => deps.now() });

@@ -9,6 +9,7 @@ import { useOperator } from "../app-shell";
 import { Empty, ErrorNote, Loading } from "../ui";
 import { DefaultGate } from "./default-gate";
 import { DryRun } from "./dry-run";
+import { NameSettings } from "./name-settings";
 import { RuleCard } from "./rule-card";
 import { RuleEditor } from "./rule-editor";
 
@@ -82,6 +83,7 @@ export function PoliciesPage() {
         </section>
         <aside className="min-w-0 space-y-4">
           <DefaultGate canEdit={isAdmin} />
+          <NameSettings canEdit={isAdmin} />
           <DryRun />
         </aside>
       </div>

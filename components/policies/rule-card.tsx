@@ -57,6 +57,7 @@ export function RuleCard({ rule, position, canEdit, onEdit }: { rule: PolicyItem
                 </span>
               ))}
             </p>
+            {rule.matchRewrittenFrom ? <RewrittenNote from={rule.matchRewrittenFrom} match={rule.match} /> : null}
             <p className="text-sm" data-testid="rule-outcome">
               {describeOutcome(rule)}
             </p>
@@ -123,5 +124,27 @@ export function RuleCard({ rule, position, canEdit, onEdit }: { rule: PolicyItem
         ) : null}
       </article>
     </li>
+  );
+}
+
+/**
+ * A rule whose globs were rewritten when names began to be compared case- and
+ * width-insensitively: it now matches names it did not (and the admin should
+ * check it still means what it was written for). Gone once the rule is saved.
+ */
+function RewrittenNote({ from, match }: { from: { agent?: string; tool?: string }; match: { agent?: string; tool?: string } }) {
+  const changes = (["tool", "agent"] as const).filter((field) => from[field] !== undefined);
+  return (
+    <p role="note" data-testid="rule-rewritten" className="rounded border border-amber-300 bg-amber-50 px-2 py-1 text-xs text-amber-950">
+      Now matches differently: names are compared ignoring case and width, so{" "}
+      {changes.map((field, index) => (
+        <span key={field}>
+          {index ? " and " : null}
+          {field} <code className="break-all rounded bg-white/70 px-1 font-mono">{from[field]}</code> became{" "}
+          <code className="break-all rounded bg-white/70 px-1 font-mono">{match[field]}</code>
+        </span>
+      ))}
+      , which also matches {changes.length > 1 ? "their" : "its"} upper-case, fullwidth and accented forms. Save the rule to confirm it.
+    </p>
   );
 }

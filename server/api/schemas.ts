@@ -1,6 +1,7 @@
 // Shared zod pieces for procedure inputs: ids, names and size-limited JSON.
 import { z } from "zod";
 import { LIMITS } from "../domain/json.ts";
+import { hiddenCharacterProblem } from "../domain/names.ts";
 
 export const zId = (prefix: string) =>
   z
@@ -10,6 +11,15 @@ export const zId = (prefix: string) =>
     .regex(new RegExp(`^${prefix}_[0-9a-z]+$`), `must be an id starting with ${prefix}_`);
 
 export const zName = z.string().trim().min(1).max(LIMITS.nameChars);
+
+/** Refuses text holding a character nobody sees (zero-width, bidi, CR/LF...), naming it. */
+export const visibleOnly = (text: string, context: z.RefinementCtx) => {
+  const problem = hiddenCharacterProblem(text);
+  if (problem) context.addIssue({ code: "custom", message: problem });
+};
+
+/** A tool or agent name, which rules match: every character visible (server/domain/names.ts). */
+export const zCallName = zName.superRefine(visibleOnly);
 
 /**
  * A JSON value. Inputs reach the procedures parsed by JSON.parse, so a value is

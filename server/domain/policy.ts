@@ -6,6 +6,7 @@ import { dequal } from "dequal";
 import picomatch from "picomatch";
 import { RE2JS } from "re2js";
 import { DomainError } from "./errors.ts";
+import { comparableName } from "./names.ts";
 import type { DecisionAction, TimeoutOutcome } from "./lifecycle.ts";
 import type { OperatorRoleName } from "./principal.ts";
 import type { ToolAnnotations } from "./risk.ts";
@@ -73,7 +74,7 @@ export interface PolicyRule {
   riskPaths: string[];
 }
 
-/** What is known about a call when approval.request evaluates it. */
+/** What is known about a call when approval.request evaluates it (names exactly as the agent gave them). */
 export interface CallFacts {
   agent: string;
   tool: string;
@@ -153,9 +154,23 @@ export interface CompiledRule {
 // bash: `*` also crosses "/" and ".", so "mcp/*" and "db.*" read as people expect.
 const GLOB_OPTIONS = { bash: true, dot: true } as const;
 
+/** Matches names in the form rules compare (comparableName), as the glob is written in it. */
 function compileGlob(field: string, glob: string): (name: string) => boolean {
   if (!glob.trim()) throw new DomainError("BAD_INPUT", `${field} must be a glob such as "send_*" or "*", not empty`);
-  return picomatch(glob, GLOB_OPTIONS);
+  return picomatch(comparableName(glob), GLOB_OPTIONS);
+}
+
+/**
+ * A match with its agent and tool globs in the form names are compared in
+ * (NFKC, case-folded), as rules are stored: what the console shows is what
+ * matches.
+ */
+export function comparableMatch(match: PolicyMatch): PolicyMatch {
+  return {
+    ...match,
+    ...(match.agent !== undefined ? { agent: comparableName(match.agent) } : {}),
+    ...(match.tool !== undefined ? { tool: comparableName(match.tool) } : {}),
+  };
 }
 
 /** Numbers compare as numbers (numeric strings too, as models often send them); strings compare as text. */
@@ -281,18 +296,24 @@ export interface RuleVerdict {
   reason: string;
 }
 
+/** The call's agent and tool in the form rules compare. */
+interface ComparedNames {
+  agent: string;
+  tool: string;
+}
+
 /**
  * The first reason a rule does not match a call, or null when it matches. The
  * reason is described only when asked for (an explanation), so evaluating a
  * call against rules that do not match it builds no text.
  */
-function firstMismatch(compiled: CompiledRule, facts: CallFacts, now: Date): (() => string) | null {
+function firstMismatch(compiled: CompiledRule, facts: CallFacts, names: ComparedNames, now: Date): (() => string) | null {
   const { rule } = compiled;
   const { expiresAt } = rule;
   if (!rule.enabled) return () => "disabled";
   if (expiresAt && expiresAt <= now) return () => `expired at ${expiresAt.toISOString()}`;
-  if (compiled.agent && !compiled.agent(facts.agent)) return () => `agent "${facts.agent}" does not match "${rule.match.agent}"`;
-  if (compiled.tool && !compiled.tool(facts.tool)) return () => `tool "${facts.tool}" does not match "${rule.match.tool}"`;
+  if (compiled.agent && !compiled.agent(names.agent)) return () => `agent "${facts.agent}" does not match "${rule.match.agent}"`;
+  if (compiled.tool && !compiled.tool(names.tool)) return () => `tool "${facts.tool}" does not match "${rule.match.tool}"`;
   if (rule.match.agentKeyId && rule.match.agentKeyId !== facts.agentKeyId) return () => `asked with another agent key than ${rule.match.agentKeyId}`;
   if (rule.match.sessionId && rule.match.sessionId !== facts.sessionId) return () => `only for session ${rule.match.sessionId}`;
   const session = compiled.session.find((condition) => !condition.test(facts.sessionMetadata));
@@ -337,8 +358,9 @@ export interface Evaluation {
 /** The first rule that matches the call, with the reasons for every rule before it. */
 export function evaluatePolicies(set: PolicySet, facts: CallFacts, now: Date, options: { explain?: boolean } = {}): Evaluation {
   const trail: RuleVerdict[] = [];
+  const names = { agent: comparableName(facts.agent), tool: comparableName(facts.tool) };
   for (const compiled of set.rules) {
-    const mismatch = firstMismatch(compiled, facts, now);
+    const mismatch = firstMismatch(compiled, facts, names, now);
     const { rule } = compiled;
     if (options.explain) trail.push({ policyId: rule.id, name: rule.name, matched: mismatch === null, reason: mismatch ? mismatch() : describeMatch(rule) });
     if (mismatch === null) return { rule, trail };

@@ -15,6 +15,7 @@ import { findRequest, findTask, keyAtOrAbove, mayActOnRequest } from "./authorit
 import { mergeChanges, noChanges, refreshTaskStatuses, type Changes } from "./cascade.ts";
 import type { ServiceDeps, Tx } from "./deps.ts";
 import { ATTEMPTS, isUniqueViolation, publishChanges, transact, withRetries } from "./transaction.ts";
+import { refuseMixedScripts } from "./workspaces/name-scripts.ts";
 
 const json = (value: unknown) => (value === undefined ? Prisma.DbNull : (value as Prisma.InputJsonValue));
 const agentActor = (agent: AgentPrincipal): Actor => ({ type: "agent", id: agent.agentKeyId, label: agent.keyName });
@@ -43,6 +44,7 @@ export interface BeginRequestResult {
 }
 
 export async function beginRequest(deps: ServiceDeps, agent: AgentPrincipal, input: BeginRequestInput): Promise<BeginRequestResult> {
+  await refuseMixedScripts(deps, agent.workspaceId, "agent", input.agent);
   if (input.resumeUrl) {
     // A literal private address is refused now; a name is checked on every address it resolves to when sent to.
     const verdict = checkUrlLiteral(input.resumeUrl, deps.outbound.allow);

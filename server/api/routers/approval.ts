@@ -13,7 +13,7 @@ import { reportExecution } from "../../services/approvals/report-execution.ts";
 import { requestApproval } from "../../services/approvals/request-approval.ts";
 import { openAgentDecisionStream } from "../../services/decision-stream.ts";
 import { zAction, zApprovalResult, zApprovalStatus, zDecision, zToolAnnotations } from "../outputs.ts";
-import { zId, zJson, zName } from "../schemas.ts";
+import { zCallName, zId, zJson, zName } from "../schemas.ts";
 import { zCondition, zToolDefinition } from "./policy.types.ts";
 import { agentProcedure, deciderProcedure, operatorProcedure, router } from "../trpc.ts";
 
@@ -35,7 +35,7 @@ export const approvalRouter = router({
     .input(
       z.object({
         requestId: zId("req"),
-        tool: zName,
+        tool: zCallName,
         args: zJson(LIMITS.argsBytes),
         reason: z.string().max(LIMITS.messageChars).optional(),
         allow: z.array(zAction).min(1).optional(),

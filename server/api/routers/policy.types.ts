@@ -3,7 +3,7 @@ import { z } from "zod";
 import { CONDITION_OPS, LAST_PRIORITY } from "../../domain/policy.ts";
 import { LIMITS } from "../../domain/json.ts";
 import { zAction, zToolAnnotations } from "../outputs.ts";
-import { zId, zJson, zJsonObject, zName } from "../schemas.ts";
+import { visibleOnly, zCallName, zId, zJson, zJsonObject, zName } from "../schemas.ts";
 
 const MAX_TIMEOUT_MS = 24 * 24 * 3600_000;
 
@@ -13,7 +13,7 @@ export const zCondition = z.object({
   value: z.json().optional(),
 });
 
-const zGlob = z.string().trim().min(1, "must be a glob such as send_* or *").max(LIMITS.nameChars);
+const zGlob = z.string().trim().min(1, "must be a glob such as send_* or *").max(LIMITS.nameChars).superRefine(visibleOnly);
 
 export const zPolicyMatch = z.strictObject({
   agent: zGlob.optional(),
@@ -127,6 +127,7 @@ export const zPolicyView = z.object({
   route: zRoute.nullable(),
   riskLabel: z.string().nullable(),
   riskPaths: z.array(z.string()),
+  matchRewrittenFrom: z.object({ agent: z.string().optional(), tool: z.string().optional() }).nullable(),
   remembered: z.boolean(),
   sourceApprovalId: z.string().nullable(),
   expiresAt: z.string().nullable(),
@@ -136,8 +137,8 @@ export const zPolicyView = z.object({
 });
 
 export const zDryRunInput = z.object({
-  agent: zName,
-  tool: zName,
+  agent: zCallName,
+  tool: zCallName,
   args: zJson(LIMITS.argsBytes).default({}),
   agentKeyId: zId("key").optional(),
   sessionId: zId("ses").optional(),

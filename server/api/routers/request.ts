@@ -5,7 +5,7 @@ import { beginRequest, endRequest, traceRequest } from "../../services/requests.
 import { loadRequest } from "../../services/requests/load-request.ts";
 import { requestWithChain } from "../../services/tasks.ts";
 import { zApprovalResult, zRunStatus } from "../outputs.ts";
-import { zId, zJson, zName } from "../schemas.ts";
+import { zCallName, zId, zJson, zName } from "../schemas.ts";
 import { agentProcedure, operatorProcedure, router } from "../trpc.ts";
 
 const zEndResult = z.object({ requestId: z.string(), status: zRunStatus });
@@ -15,7 +15,7 @@ export const requestRouter = router({
     .input(
       z.object({
         sessionId: zId("ses"),
-        agent: zName,
+        agent: zCallName,
         kind: z.enum(["agent", "orchestrator"]).optional(),
         taskId: zId("tsk").optional(),
         parentRequestId: zId("req").optional(),

@@ -3,15 +3,30 @@
 import { z } from "zod";
 import { createWorkspace } from "../../services/workspaces/create-workspace.ts";
 import { listMyWorkspaces } from "../../services/workspaces/list-workspaces.ts";
+import { updateWorkspaceSettings, workspaceSettings } from "../../services/workspaces/workspace-settings.ts";
 import { zName } from "../schemas.ts";
 import { adminProcedure, operatorProcedure, router } from "../trpc.ts";
 
 const zRole = z.enum(["ADMIN", "OPERATOR", "VIEWER"]);
 
+const zSettings = z.strictObject({
+  /** Tool and agent names may mix scripts (Latin with Cyrillic, say); off by default, as look-alike names mix them. */
+  allowMixedScriptNames: z.boolean(),
+});
+
 export const workspaceRouter = router({
   list: operatorProcedure
     .output(z.object({ items: z.array(z.object({ id: z.string(), name: z.string(), role: zRole, current: z.boolean() })) }))
     .query(async ({ ctx }) => ({ items: await listMyWorkspaces(ctx.deps, ctx.operator) })),
+
+  /** The workspace's security settings. */
+  settings: operatorProcedure.output(zSettings).query(({ ctx }) => workspaceSettings(ctx.deps, ctx.operator.workspaceId)),
+
+  /** Changes the settings given (admins); audited. */
+  updateSettings: adminProcedure
+    .input(zSettings.partial())
+    .output(zSettings)
+    .mutation(({ ctx, input }) => updateWorkspaceSettings(ctx.deps, ctx.operator, input)),
 
   /** A new, empty workspace whose first admin is the caller. */
   create: adminProcedure

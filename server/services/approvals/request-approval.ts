@@ -25,6 +25,7 @@ import { approvalResult, type ApprovalResult } from "./approval-views.ts";
 import type { ToolAnnotations } from "../../domain/risk.ts";
 import { toolDefinitionSha256, type ToolDefinition } from "../../domain/tool-pins.ts";
 import { signReceipt } from "./finish-approval.ts";
+import { refuseMixedScripts } from "../workspaces/name-scripts.ts";
 
 export interface RequestApprovalInput {
   requestId: string;
@@ -114,6 +115,7 @@ interface Opening {
  */
 export async function requestApproval(deps: ServiceDeps, agent: AgentPrincipal, input: RequestApprovalInput): Promise<ApprovalResult> {
   const { workspaceId } = agent;
+  await refuseMixedScripts(deps, workspaceId, "tool", input.tool);
   const form = formOf(input);
   const now = deps.now();
   // A rule may approve inside the transaction below, where the embedded database could not also read the key.

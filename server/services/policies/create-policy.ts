@@ -38,6 +38,7 @@ export async function insertPolicy(
     priority: origin.priority ?? input.priority ?? (await nextPriority(tx, operator.workspaceId)),
     version: 1,
     sourceApprovalId: origin.sourceApprovalId ?? null,
+    matchRewrittenFrom: null,
     createdById: operator.operatorId,
     createdBy: operator.email,
     createdAt: now,
@@ -45,7 +46,7 @@ export async function insertPolicy(
   };
   assertValidRule(ruleOf(row));
   await assertRouteChannelsExist(tx, operator.workspaceId, ruleOf(row).route);
-  const created = await tx.policy.create({ data: { ...row, match: row.match as object, route: row.route ?? Prisma.DbNull } });
+  const created = await tx.policy.create({ data: { ...row, match: row.match as object, route: row.route ?? Prisma.DbNull, matchRewrittenFrom: Prisma.DbNull } });
   await bumpPolicyVersion(tx, operator.workspaceId);
   await deps.audit.append(tx,
     operator.workspaceId,

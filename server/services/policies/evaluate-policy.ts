@@ -8,6 +8,7 @@ import { policySetFor } from "./policy-cache.ts";
 import { nextPriority, ruleFields, type PolicyInput } from "./policy-input.ts";
 import { assertValidRule, ruleOf } from "./policy-rows.ts";
 import { workspaceGate } from "./workspace-gate.ts";
+import { refuseMixedScripts } from "../workspaces/name-scripts.ts";
 
 export interface DryRunInput {
   agent: string;
@@ -37,6 +38,8 @@ async function currentSet(deps: ServiceDeps, workspaceId: string): Promise<Polic
 
 /** policy.evaluate: nothing is recorded. */
 export async function dryRunPolicies(deps: ServiceDeps, workspaceId: string, input: DryRunInput): Promise<DryRunResult> {
+  await refuseMixedScripts(deps, workspaceId, "agent", input.agent);
+  await refuseMixedScripts(deps, workspaceId, "tool", input.tool);
   const set = await currentSet(deps, workspaceId);
   const facts: CallFacts = {
     agent: input.agent,
@@ -87,6 +90,7 @@ export async function simulatePolicyChange(deps: ServiceDeps, workspaceId: strin
     priority,
     version: 0,
     sourceApprovalId: null,
+    matchRewrittenFrom: null,
     createdById: null,
     createdBy: "draft",
     createdAt: now,

@@ -1,7 +1,7 @@
 // What an admin writes for a rule, and the row it becomes once defaults apply.
 import type { Policy } from "../../db/generated/client.ts";
 import type { DecisionAction } from "../../domain/lifecycle.ts";
-import { LAST_PRIORITY, type PolicyMatch, type PolicyOutcome } from "../../domain/policy.ts";
+import { comparableMatch, LAST_PRIORITY, type PolicyMatch, type PolicyOutcome } from "../../domain/policy.ts";
 import type { Tx } from "../deps.ts";
 import type { Route } from "../../domain/routing.ts";
 
@@ -31,7 +31,7 @@ export function ruleFields(input: PolicyInput) {
   return {
     name: input.name,
     description: input.description ?? null,
-    match: input.match as Policy["match"],
+    match: comparableMatch(input.match) as Policy["match"],
     outcome: input.outcome,
     message: input.message ?? null,
     role: input.role ?? "OPERATOR",

@@ -50,6 +50,8 @@ export function policyView(row: Policy) {
     route: (row.route as Route | null) ?? null,
     riskLabel: row.riskLabel,
     riskPaths: row.riskPaths,
+    /** The agent and tool globs as written, when they were rewritten into the form names are compared in. */
+    matchRewrittenFrom: (row.matchRewrittenFrom as { agent?: string; tool?: string } | null) ?? null,
     remembered: row.sourceApprovalId !== null,
     sourceApprovalId: row.sourceApprovalId,
     expiresAt: row.expiresAt?.toISOString() ?? null,

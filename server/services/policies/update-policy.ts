@@ -35,7 +35,7 @@ export async function updatePolicy(
       await assertRouteChannelsExist(tx, operator.workspaceId, rule.route);
       const updated = await tx.policy.update({
         where: { id: policyId },
-        data: { ...fields, match: fields.match as object, route: fields.route ?? Prisma.DbNull, priority: merged.priority ?? before.priority, version: { increment: 1 }, updatedAt: now },
+        data: { ...fields, match: fields.match as object, route: fields.route ?? Prisma.DbNull, matchRewrittenFrom: Prisma.DbNull, priority: merged.priority ?? before.priority, version: { increment: 1 }, updatedAt: now },
       });
       await bumpPolicyVersion(tx, operator.workspaceId);
       await deps.audit.append(tx,
