@@ -11,7 +11,7 @@ import { parse as parseCookie, serialize as serializeCookie } from "cookie";
 import { createClient } from "redis";
 import { appRouter } from "./api/router.ts";
 import { createSingleCallHandler } from "./api/single-call.ts";
-import { SESSION_COOKIE, type TrpcContext } from "./api/trpc.ts";
+import { DEVICE_COOKIE, DEVICE_COOKIE_DAYS, SESSION_COOKIE, type TrpcContext } from "./api/trpc.ts";
 import { openDatabase, type Database } from "./db/client.ts";
 import type { Env } from "./env.ts";
 import { EventBus } from "./events/bus.ts";
@@ -38,7 +38,7 @@ import { rewriteStoredGlobs } from "./services/policies/rewrite-stored-globs.ts"
 import { checkReadiness } from "./observability/readiness.ts";
 import { readMigrations } from "./db/schema-engine.ts";
 import { attachRealtime, type Realtime } from "./realtime/socket.ts";
-import { resolveServerSecret } from "./secret.ts";
+import { deriveKey, resolveServerSecret } from "./secret.ts";
 import { bootstrapWorkspace, type BootstrapResult } from "./services/bootstrap.ts";
 import { createOutbound, type Resolver } from "./net/outbound.ts";
 import { createServiceDeps, type ServiceDeps } from "./services/deps.ts";
@@ -115,6 +115,20 @@ function createTrpcHandler(deps: ServiceDeps, options: TrpcTransportOptions) {
     clientAddress: clientAddress(req, options),
     traceparent: parseTraceparent(req.headers.traceparent),
     sessionToken: req.headers.cookie ? parseCookie(req.headers.cookie)[SESSION_COOKIE] : undefined,
+    deviceCookie: req.headers.cookie ? parseCookie(req.headers.cookie)[DEVICE_COOKIE] : undefined,
+    setDeviceCookie(value) {
+      res.appendHeader(
+        "Set-Cookie",
+        serializeCookie(DEVICE_COOKIE, value, {
+          httpOnly: true,
+          sameSite: "strict",
+          secure: options.alwaysSecureCookies || requestIsHttps(req, options),
+          // Only login reads it.
+          path: "/api/trpc/auth.login",
+          maxAge: DEVICE_COOKIE_DAYS * 24 * 3600,
+        }),
+      );
+    },
     setSessionCookie(token, expiresAt) {
       res.appendHeader(
         "Set-Cookie",
@@ -245,7 +259,12 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   if (rewritten) log.info(`rewrote the agent and tool globs of ${rewritten} policy rules into the form names are compared in (case- and width-insensitive); the console shows each rule as it was written`);
   // Keyed by the workspace: the nodes of one deployment share counters, other
   // deployments (or test servers) on the same Redis do not.
-  deps.loginThrottle = createLoginThrottle({ redis: throttleRedis, keyPrefix: `tollgate:${bootstrap.workspaceId}:login`, now: () => deps.now() });
+  deps.loginThrottle = createLoginThrottle({
+    redis: throttleRedis,
+    keyPrefix: `tollgate:${bootstrap.workspaceId}:login`,
+    deviceKey: deriveKey(secret, "login device cookies v1"),
+    now: () => deps.now(),
+  });
 
   let nextHandler: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined;
   let nextUpgrade: ((req: IncomingMessage, socket: import("node:stream").Duplex, head: Buffer) => Promise<void>) | undefined;

@@ -48,12 +48,13 @@ const sessionCookie = async (url: string) => {
 };
 
 describe("login throttling", () => {
-  it("throttle: after five failures for one account, sequential guesses from any address get 429 with Retry-After", async () => {
+  it("throttle: after five failures for one account from one address, its guesses there get 429 with Retry-After", async () => {
     const email = unknownEmail();
+    const address = newAddress();
     const statuses: number[] = [];
     let refused: Response | undefined;
-    for (let guess = 0; guess < 40; guess++) {
-      const response = await login(test.url, email, `guess-${guess}`, { "x-forwarded-for": newAddress() });
+    for (let guess = 0; guess < 10; guess++) {
+      const response = await login(test.url, email, `guess-${guess}`, { "x-forwarded-for": address });
       statuses.push(response.status);
       if (response.status === 429) refused ??= response;
       else await response.body?.cancel();
@@ -63,54 +64,90 @@ describe("login throttling", () => {
     expect(statuses.slice(6).every((status) => status === 429)).toBe(true);
     expect(refused!.headers.get("retry-after")).toMatch(/^[12]$/);
     const body = await refused!.json();
-    expect(body.error.message).toMatch(new RegExp(`too many failed logins for ${email}; try again in [12] seconds? \\(after \\d{4}-`));
+    expect(body.error.message).toMatch(new RegExp(`too many failed logins for ${email} from ${address}; try again in [12] seconds? \\(after \\d{4}-`));
     expect(body.error.data).toMatchObject({ code: "TOO_MANY_REQUESTS", httpStatus: 429 });
+  });
+
+  it("throttle: guesses at one account spread over many addresses are held back by the softer account limit (twenty free)", async () => {
+    const email = unknownEmail();
+    const statuses: number[] = [];
+    for (let guess = 0; guess < 30; guess++) statuses.push((await login(test.url, email, `guess-${guess}`, { "x-forwarded-for": newAddress() })).status);
+    expect(statuses.slice(0, 21).every((status) => status === 401)).toBe(true);
+    expect(statuses.slice(21).every((status) => status === 429)).toBe(true);
   });
 
   it("throttle: the wait doubles with every further failure", async () => {
     const email = unknownEmail();
-    for (let guess = 0; guess < 6; guess++) await login(test.url, email, "wrong", { "x-forwarded-for": newAddress() });
-    const first = await login(test.url, email, "wrong", { "x-forwarded-for": newAddress() });
+    const address = newAddress();
+    for (let guess = 0; guess < 6; guess++) await login(test.url, email, "wrong", { "x-forwarded-for": address });
+    const first = await login(test.url, email, "wrong", { "x-forwarded-for": address });
     expect(first.status).toBe(429);
     await new Promise((resolve) => setTimeout(resolve, Number(first.headers.get("retry-after")) * 1000 + 50));
-    expect((await login(test.url, email, "wrong", { "x-forwarded-for": newAddress() })).status).toBe(401);
-    const second = await login(test.url, email, "wrong", { "x-forwarded-for": newAddress() });
+    expect((await login(test.url, email, "wrong", { "x-forwarded-for": address })).status).toBe(401);
+    const second = await login(test.url, email, "wrong", { "x-forwarded-for": address });
     expect(second.status).toBe(429);
     expect(second.headers.get("retry-after")).toBe("2");
   });
 
   it("throttle: concurrent guesses are counted before the password is checked, so only a handful are verified", async () => {
     const email = unknownEmail();
-    const responses = await Promise.all(
-      Array.from({ length: 60 }, (_, guess) => login(test.url, email, `guess-${guess}`, { "x-forwarded-for": newAddress() })),
-    );
+    const address = newAddress();
+    const responses = await Promise.all(Array.from({ length: 60 }, (_, guess) => login(test.url, email, `guess-${guess}`, { "x-forwarded-for": address })));
     const statuses = responses.map((response) => response.status);
     expect(statuses.filter((status) => status === 401)).toHaveLength(6);
     expect(statuses.filter((status) => status === 429)).toHaveLength(54);
   });
 
-  it("throttle: while the account waits even the right password is refused; after the wait it logs in", async () => {
+  it("throttle: while the account waits at an address even the right password is refused there; after the wait it logs in", async () => {
     const operator = await createOperator();
-    for (let guess = 0; guess < 6; guess++) await login(test.url, operator.email, "wrong", { "x-forwarded-for": newAddress() });
-    const refused = await login(test.url, operator.email, operator.password, { "x-forwarded-for": newAddress() });
+    const address = newAddress();
+    for (let guess = 0; guess < 6; guess++) await login(test.url, operator.email, "wrong", { "x-forwarded-for": address });
+    const refused = await login(test.url, operator.email, operator.password, { "x-forwarded-for": address });
     expect(refused.status).toBe(429);
     expect(refused.headers.get("set-cookie")).toBeNull();
     await new Promise((resolve) => setTimeout(resolve, Number(refused.headers.get("retry-after")) * 1000 + 50));
-    expect((await login(test.url, operator.email, operator.password, { "x-forwarded-for": newAddress() })).status).toBe(200);
+    expect((await login(test.url, operator.email, operator.password, { "x-forwarded-for": address })).status).toBe(200);
   });
 
-  it("throttle: a successful login resets the account's count of failures", async () => {
+  it("throttle: a successful login resets the count of failures for the account at that address", async () => {
     const operator = await createOperator();
+    const address = newAddress();
     for (let guess = 0; guess < 5; guess++) {
-      expect((await login(test.url, operator.email, "wrong", { "x-forwarded-for": newAddress() })).status).toBe(401);
+      expect((await login(test.url, operator.email, "wrong", { "x-forwarded-for": address })).status).toBe(401);
     }
-    expect((await login(test.url, operator.email, operator.password, { "x-forwarded-for": newAddress() })).status).toBe(200);
+    expect((await login(test.url, operator.email, operator.password, { "x-forwarded-for": address })).status).toBe(200);
     for (let guess = 0; guess < 5; guess++) {
-      expect((await login(test.url, operator.email, "wrong", { "x-forwarded-for": newAddress() })).status).toBe(401);
+      expect((await login(test.url, operator.email, "wrong", { "x-forwarded-for": address })).status).toBe(401);
     }
   });
 
-  it("throttle: one address guessing at many accounts is throttled by address", async () => {
+  it("throttle: a guesser elsewhere cannot lock out a person whose browser signed in before (its device cookie)", async () => {
+    const operator = await createOperator();
+    const first = await login(test.url, operator.email, operator.password, { "x-forwarded-for": newAddress() });
+    expect(first.status).toBe(200);
+    const device = (first.headers.getSetCookie().find((cookie) => cookie.startsWith("tollgate_device=")) ?? "").split(";")[0]!;
+    expect(first.headers.getSetCookie().find((cookie) => cookie.startsWith("tollgate_device="))).toMatch(/HttpOnly; SameSite=Strict/i);
+    // A guesser from many addresses exhausts the account's limit for browsers it does not know
+    // (until it is refused twice in a row: the waits have grown past the next few calls).
+    let refusedInARow = 0;
+    for (let guess = 0; guess < 60 && refusedInARow < 2; guess++) {
+      const status = (await login(test.url, operator.email, `guess-${guess}`, { "x-forwarded-for": newAddress() })).status;
+      refusedInARow = status === 429 ? refusedInARow + 1 : 0;
+    }
+    expect((await login(test.url, operator.email, operator.password, { "x-forwarded-for": newAddress() })).status).toBe(429);
+    // The person's own browser still signs in, from anywhere.
+    expect((await login(test.url, operator.email, operator.password, { "x-forwarded-for": newAddress(), cookie: device })).status).toBe(200);
+    // A device cookie of another account, or a forged one, counts for nothing.
+    const other = await createOperator();
+    expect((await login(test.url, other.email, other.password, { "x-forwarded-for": newAddress(), cookie: device })).status).toBe(200);
+    const forged = `tollgate_device=${device.split("=")[1]!.split(".")[0]}.${"A".repeat(43)}`;
+    expect((await login(test.url, operator.email, operator.password, { "x-forwarded-for": newAddress(), cookie: forged })).status).toBe(429);
+  });
+
+  it("throttle: one address guessing at many accounts is throttled by address, but does not lock out a known browser at that address", async () => {
+    const operator = await createOperator();
+    const known = await login(test.url, operator.email, operator.password, { "x-forwarded-for": newAddress() });
+    const device = (known.headers.getSetCookie().find((cookie) => cookie.startsWith("tollgate_device=")) ?? "").split(";")[0]!;
     const address = newAddress();
     const statuses: number[] = [];
     for (let guess = 0; guess < 24; guess++) statuses.push((await login(test.url, unknownEmail(), "wrong", { "x-forwarded-for": address })).status);
@@ -118,8 +155,9 @@ describe("login throttling", () => {
     expect(statuses.slice(21)).toEqual([429, 429, 429]);
     const refused = await login(test.url, unknownEmail(), "wrong", { "x-forwarded-for": address });
     expect((await refused.json()).error.message).toMatch(`too many failed logins from ${address}`);
-    // Another address is not held back.
+    // Another address is not held back, nor is a browser that signed in before, even at this address.
     expect((await login(test.url, unknownEmail(), "wrong", { "x-forwarded-for": newAddress() })).status).toBe(401);
+    expect((await login(test.url, operator.email, operator.password, { "x-forwarded-for": address, cookie: device })).status).toBe(200);
   });
 
   it("throttle: behind a trusted proxy only the last X-Forwarded-For hop counts, so a client cannot pick its address", async () => {

@@ -10,6 +10,9 @@ import type { ServiceDeps } from "../services/deps.ts";
 import { failed, inCallSpan, noteCaller, tracingEnabled } from "../observability/tracing.ts";
 
 export const SESSION_COOKIE = "tollgate_session";
+/** Names a browser that signed into an account, so guesses from elsewhere do not hold its logins back (login-throttle.ts). */
+export const DEVICE_COOKIE = "tollgate_device";
+export const DEVICE_COOKIE_DAYS = 180;
 
 export interface TrpcContext {
   deps: ServiceDeps;
@@ -21,6 +24,10 @@ export interface TrpcContext {
   clientAddress?: string;
   /** The caller's W3C trace context, when it sent a valid `traceparent` header. */
   traceparent?: string;
+  /** The device cookie of a browser that signed in before, if any. */
+  deviceCookie?: string;
+  /** Sets the device cookie on the response (absent under createCaller). */
+  setDeviceCookie?: (value: string) => void;
   /** Sets or clears the session cookie on the response (absent under createCaller). */
   setSessionCookie?: (token: string | null, expiresAt?: Date) => void;
 }

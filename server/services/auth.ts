@@ -24,17 +24,21 @@ export interface LoginResult {
   operator: { id: string; email: string; name: string; role: OperatorPrincipal["role"] };
   token: string;
   expiresAt: Date;
+  /** The device cookie for this browser: its later logins are throttled on it alone. */
+  device: string;
 }
 
 export interface LoginClient {
   /** The client's network address, for throttling and the audit log. */
   address?: string;
+  /** The device cookie the browser sent, if any. */
+  device?: string;
 }
 
 export async function login(deps: ServiceDeps, email: string, password: string, client: LoginClient = {}): Promise<LoginResult> {
   const normalized = email.toLowerCase();
   // Before the hash check: a refused guess costs no argon2 verification.
-  const attempt = await deps.loginThrottle.reserve(normalized, client.address);
+  const attempt = await deps.loginThrottle.reserve(normalized, client.address, client.device);
   const account = await deps.prisma.account.findUnique({
     where: { email: normalized },
     include: { memberships: { where: { disabledAt: null }, orderBy: { createdAt: "asc" } } },
@@ -47,11 +51,12 @@ export async function login(deps: ServiceDeps, email: string, password: string, 
     await auditFailedLogin(deps, normalized, client.address, reason, account?.id);
     throw new DomainError("UNAUTHORIZED", "email or password is wrong");
   }
-  await attempt.succeeded();
+  const { device } = await attempt.succeeded();
   const issued = await issueOperatorSession(deps, operator.id, operator.workspaceId, "BROWSER");
   return {
     operator: { id: operator.id, email: operator.email, name: operator.name, role: operator.role },
     ...issued,
+    device,
   };
 }
 

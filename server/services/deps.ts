@@ -7,7 +7,7 @@ import type { Prisma } from "../db/generated/client.ts";
 import type { EventBus } from "../events/bus.ts";
 import { DecisionWaiters } from "../events/waiters.ts";
 import { createOutbound, type Outbound } from "../net/outbound.ts";
-import { generateSecret } from "../secret.ts";
+import { deriveKey, generateSecret } from "../secret.ts";
 import { AuditLog } from "./audit.ts";
 import type { DigestSink } from "./audit-seal.ts";
 import { newAgentKeyCache, type AgentKeyCache } from "./auth.ts";
@@ -121,7 +121,7 @@ export function createServiceDeps(
       new ReceiptSigner({ prisma, secret, issuer: "http://localhost:3000", now: () => deps.now() }),
     audit: new AuditLog(secret),
     auditDigests: options.auditDigests ?? {},
-    loginThrottle: options.loginThrottle ?? createLoginThrottle({ now: () => deps.now() }),
+    loginThrottle: options.loginThrottle ?? createLoginThrottle({ deviceKey: deriveKey(secret, "login device cookies v1"), now: () => deps.now() }),
     outbound: options.outbound ?? createOutbound({ allow: [] }),
     channelCache: newChannelCache(),
     ...(options.mailer ? { mailer: options.mailer } : {}),

@@ -1,7 +1,15 @@
-// Slows password guessing: failed logins are counted per account (email) and
-// per client address. A few failures are free; after that every attempt opens a
-// wait that doubles each time. Counters live in memory on one node, or in
-// Redis so that every node of a deployment shares them.
+// Slows password guessing without letting a guesser lock the right person
+// out. Failed logins are counted per account and client address together
+// (strict: a guesser is slowed where it guesses), per account over every
+// address (softer: a guesser spread over many addresses is slowed too), and
+// per address over every account (one address spraying many accounts). A
+// browser that has signed into the account before carries a device cookie
+// signed by the server; its attempts are counted on that device alone, so
+// guesses from elsewhere, or from the same office address, cannot make the
+// person wait. A few failures are free; after that every attempt opens a wait
+// that doubles each time. Counters live in memory on one node, or in Redis so
+// that every node of a deployment shares them.
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { DomainError } from "../domain/errors.ts";
 
@@ -14,18 +22,28 @@ export interface ThrottleRule {
   maxBackoffSeconds: number;
 }
 
-export const ACCOUNT_RULE: ThrottleRule = { freeFailures: 5, windowSeconds: 3600, maxBackoffSeconds: 900 };
+/** One account from one address: where a guesser is. */
+export const PAIR_RULE: ThrottleRule = { freeFailures: 5, windowSeconds: 3600, maxBackoffSeconds: 900 };
+/** One account from everywhere: softer, as it holds back the person too (unless their browser is known). */
+export const ACCOUNT_RULE: ThrottleRule = { freeFailures: 20, windowSeconds: 3600, maxBackoffSeconds: 300 };
 // Higher, because many people can share one address (an office, a VPN).
 export const ADDRESS_RULE: ThrottleRule = { freeFailures: 20, windowSeconds: 3600, maxBackoffSeconds: 3600 };
+/** One account from a browser that signed into it before. */
+export const DEVICE_RULE: ThrottleRule = { freeFailures: 5, windowSeconds: 3600, maxBackoffSeconds: 900 };
 
 /** A reserved attempt: counted as a failure unless the login succeeds. */
 export interface LoginAttempt {
-  succeeded(): Promise<void>;
+  /** Forgets the attempt; returns a device cookie value naming this browser as one that signed into the account. */
+  succeeded(): Promise<{ device: string }>;
 }
 
 export interface LoginThrottle {
-  /** Counts one attempt for the account and the address; TOO_MANY_REQUESTS when either must wait. */
-  reserve(email: string, address: string | undefined): Promise<LoginAttempt>;
+  /**
+   * Counts one attempt (TOO_MANY_REQUESTS when it must wait): on the device
+   * when `device` is a cookie this server gave a browser that signed into the
+   * account, else for the account and the address.
+   */
+  reserve(email: string, address: string | undefined, device?: string): Promise<LoginAttempt>;
 }
 
 type LimiterFactory = (options: { keyPrefix: string; points: number; duration: number }) => RateLimiterAbstract;
@@ -84,11 +102,38 @@ class FailureCounter {
 export interface LoginThrottleOptions {
   /** A connected node-redis client: counters are shared through it. Absent: this process's memory. */
   redis?: unknown;
+  pair?: ThrottleRule;
   account?: ThrottleRule;
   address?: ThrottleRule;
+  device?: ThrottleRule;
+  /** Signs device cookies (derived from the server's secret); the same on every node. */
+  deviceKey?: Buffer;
   /** Where the counters live in Redis. */
   keyPrefix?: string;
   now?: () => Date;
+}
+
+/** Device cookies: a random id and a MAC binding it to the account's email. */
+class DeviceCookies {
+  constructor(private readonly key: Buffer) {}
+
+  issue(email: string): string {
+    const id = randomBytes(16).toString("base64url");
+    return `${id}.${this.mac(id, email)}`;
+  }
+
+  /** The device's id when the cookie was issued to a browser that signed into this account, else null. */
+  idFor(cookie: string | undefined, email: string): string | null {
+    const [id, mac, extra] = cookie?.split(".") ?? [];
+    if (!id || !mac || extra !== undefined || id.length > 64) return null;
+    const expected = Buffer.from(this.mac(id, email));
+    const given = Buffer.from(mac);
+    return given.length === expected.length && timingSafeEqual(given, expected) ? id : null;
+  }
+
+  private mac(id: string, email: string): string {
+    return createHmac("sha256", this.key).update(`${id}\n${email}`).digest("base64url");
+  }
 }
 
 export function createLoginThrottle(options: LoginThrottleOptions = {}): LoginThrottle {
@@ -103,8 +148,11 @@ export function createLoginThrottle(options: LoginThrottleOptions = {}): LoginTh
         })
     : (limiterOptions) => new RateLimiterMemory(limiterOptions);
   const prefix = options.keyPrefix ?? "tollgate:login";
+  const pair = new FailureCounter(options.pair ?? PAIR_RULE, `${prefix}:pair`, create);
   const account = new FailureCounter(options.account ?? ACCOUNT_RULE, `${prefix}:account`, create);
   const address = new FailureCounter(options.address ?? ADDRESS_RULE, `${prefix}:address`, create);
+  const device = new FailureCounter(options.device ?? DEVICE_RULE, `${prefix}:device`, create);
+  const cookies = new DeviceCookies(options.deviceKey ?? randomBytes(32));
   const now = options.now ?? (() => new Date());
 
   const refuse = (who: string, error: Throttled) => {
@@ -116,26 +164,45 @@ export function createLoginThrottle(options: LoginThrottleOptions = {}): LoginTh
     });
   };
 
-  return {
-    async reserve(email, clientAddress) {
+  /** Takes one attempt on each counter in turn; a refusal gives back what the others took. */
+  async function takeAll(counters: { counter: FailureCounter; key: string; who: string }[]): Promise<void> {
+    const taken: { counter: FailureCounter; key: string }[] = [];
+    for (const { counter, key, who } of counters) {
       try {
-        await account.take(email);
+        await counter.take(key);
       } catch (error) {
-        throw error instanceof Throttled ? refuse(`for ${email}`, error) : error;
+        await Promise.all(taken.map((done) => done.counter.release(done.key)));
+        throw error instanceof Throttled ? refuse(who, error) : error;
       }
-      if (clientAddress !== undefined) {
-        try {
-          await address.take(clientAddress);
-        } catch (error) {
-          await account.release(email);
-          throw error instanceof Throttled ? refuse(`from ${clientAddress}`, error) : error;
-        }
+      taken.push({ counter, key });
+    }
+  }
+
+  return {
+    async reserve(email, clientAddress, deviceCookie) {
+      const deviceId = cookies.idFor(deviceCookie, email);
+      if (deviceId !== null) {
+        const key = `${deviceId}:${email}`;
+        await takeAll([{ counter: device, key, who: `for ${email} on this device` }]);
+        return {
+          async succeeded() {
+            await device.reset(key);
+            return { device: deviceCookie! };
+          },
+        };
       }
+      const pairKey = `${email}|${clientAddress ?? ""}`;
+      await takeAll([
+        { counter: pair, key: pairKey, who: clientAddress === undefined ? `for ${email}` : `for ${email} from ${clientAddress}` },
+        { counter: account, key: email, who: `for ${email}` },
+        ...(clientAddress !== undefined ? [{ counter: address, key: clientAddress, who: `from ${clientAddress}` }] : []),
+      ]);
       return {
         async succeeded() {
-          // The account starts afresh; the address only takes back this attempt,
-          // so one known password cannot wipe the failures of others tried from it.
-          await Promise.all([account.reset(email), clientAddress !== undefined ? address.release(clientAddress) : undefined]);
+          // The pair starts afresh; the account and the address only take back this
+          // attempt, so one known password cannot wipe the failures of others.
+          await Promise.all([pair.reset(pairKey), account.release(email), clientAddress !== undefined ? address.release(clientAddress) : undefined]);
+          return { device: cookies.issue(email) };
         },
       };
     },

@@ -22,8 +22,9 @@ export const authRouter = router({
     .input(z.object({ email: z.string().trim().min(1).max(320), password: z.string().min(1).max(1024) }))
     .output(z.object({ operator: zOperator, expiresAt: z.string() }))
     .mutation(async ({ ctx, input }) => {
-      const result = await login(ctx.deps, input.email, input.password, { address: ctx.clientAddress });
+      const result = await login(ctx.deps, input.email, input.password, { address: ctx.clientAddress, device: ctx.deviceCookie });
       ctx.setSessionCookie?.(result.token, result.expiresAt);
+      ctx.setDeviceCookie?.(result.device);
       return { operator: result.operator, expiresAt: result.expiresAt.toISOString() };
     }),
 
