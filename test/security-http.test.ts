@@ -94,8 +94,12 @@ describe("login throttling", () => {
     const address = newAddress();
     const responses = await Promise.all(Array.from({ length: 60 }, (_, guess) => login(test.url, email, `guess-${guess}`, { "x-forwarded-for": address })));
     const statuses = responses.map((response) => response.status);
-    expect(statuses.filter((status) => status === 401)).toHaveLength(6);
-    expect(statuses.filter((status) => status === 429)).toHaveLength(54);
+    // The five free ones and the one that opens the first wait; on a loaded machine
+    // the burst may outlast that one-second wait (or the next, of two), letting one more through each.
+    const verified = statuses.filter((status) => status === 401).length;
+    expect(verified).toBeGreaterThanOrEqual(6);
+    expect(verified).toBeLessThanOrEqual(8);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(60 - verified);
   });
 
   it("throttle: while the account waits at an address even the right password is refused there; after the wait it logs in", async () => {
