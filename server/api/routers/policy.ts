@@ -7,7 +7,7 @@ import { listPolicies } from "../../services/policies/list-policies.ts";
 import { listToolPins, pinTool, unpinTool } from "../../services/policies/tool-pins.ts";
 import { updatePolicy } from "../../services/policies/update-policy.ts";
 import { setWorkspaceGate, workspaceGate } from "../../services/policies/workspace-gate.ts";
-import { zId, zName } from "../schemas.ts";
+import { zCallName, zId, zName } from "../schemas.ts";
 import { adminProcedure, operatorProcedure, router } from "../trpc.ts";
 import {
   zDryRunInput,
@@ -60,7 +60,7 @@ export const policyRouter = router({
    * `pinned: true` match its calls only while the server's definition is this one.
    */
   pinTool: adminProcedure
-    .input(z.object({ agent: zName, definition: zToolDefinition }))
+    .input(z.object({ agent: zCallName, definition: zToolDefinition }))
     .output(zToolPinView)
     .mutation(({ ctx, input }) => pinTool(ctx.deps, ctx.operator, input.agent, input.definition)),
 

@@ -33,7 +33,7 @@ export const zPolicyMatch = z.strictObject({
  * else an entry of tools/list carries (title, outputSchema, _meta) is left out.
  */
 export const zToolDefinition = z.object({
-  name: zName,
+  name: zCallName,
   description: z.string().max(LIMITS.summaryChars).optional(),
   annotations: zToolAnnotations.optional(),
   inputSchema: zJsonObject(LIMITS.formBytes).optional(),
