@@ -1,6 +1,6 @@
 // Rules in words for the list: what a rule matches and what it does.
 import { formatDuration } from "@/lib/format";
-import type { ConditionOp, StoredRule } from "./rule-form";
+import { HINTS, type ConditionOp, type StoredRule } from "./rule-form";
 
 const OP_WORDS: Record<ConditionOp, string> = {
   eq: "=",
@@ -42,6 +42,8 @@ export function describeMatch(match: StoredRule["match"]): string[] {
     match.sessionId ? `only in session ${match.sessionId}` : null,
     ...(match.session ?? []).map((condition) => `session metadata ${describeCondition(condition)}`),
     ...(match.args ?? []).map((condition) => `argument ${describeCondition(condition)}`),
+    match.pinned ? "pinned MCP tools only" : null,
+    ...HINTS.filter((hint) => match.annotations?.[hint] !== undefined).map((hint) => `MCP hint ${hint}: ${String(match.annotations![hint])}`),
   ].filter((part): part is string => part !== null);
   return parts.length ? parts : ["every call"];
 }

@@ -12,6 +12,7 @@ import { DryRun } from "./dry-run";
 import { NameSettings } from "./name-settings";
 import { RuleCard } from "./rule-card";
 import { RuleEditor } from "./rule-editor";
+import { StarterRules } from "./starter-rules";
 
 type Editing = { rule: PolicyItem | null } | null;
 
@@ -72,7 +73,10 @@ export function PoliciesPage() {
           ) : rules.error ? (
             <ErrorNote title="Could not load the rules" error={rules.error} />
           ) : rules.data.items.length === 0 ? (
-            <Empty>No rules yet: every call waits for a person under the workspace default.</Empty>
+            <>
+              <Empty>No rules yet: every call waits for a person under the workspace default.</Empty>
+              {isAdmin ? <StarterRules /> : null}
+            </>
           ) : (
             <ol className="space-y-2" aria-label="Rules">
               {rules.data.items.map((rule, index) => (

@@ -9,6 +9,7 @@ import type { PolicyItem } from "@/lib/types";
 import { ConditionRows } from "./condition-rows";
 import { DurationInput } from "./duration-input";
 import { Field, inputClass } from "./field";
+import { McpConditions } from "./mcp-conditions";
 import { RouteFields } from "../notifications/route-fields";
 import { ACTIONS, buildRuleInput, emptyForm, errorsFromServer, formFromRule, type FieldErrors, type Outcome, type PolicyInput, type RuleForm } from "./rule-form";
 import { Simulation } from "./simulation";
@@ -107,6 +108,12 @@ export function RuleEditor({ rule, onDone }: { rule: PolicyItem | null; onDone(s
           </div>
           <ConditionRows legend="Argument conditions (all must hold)" field="args" rows={form.args} errors={errors} onChange={(rows) => set("args", rows)} />
           <ConditionRows legend="Session metadata conditions (all must hold)" field="session" rows={form.session} errors={errors} onChange={(rows) => set("session", rows)} />
+          <McpConditions
+            pinned={form.pinned}
+            annotations={form.annotations}
+            error={errors["match.annotations"]}
+            onChange={(pinned, annotations) => setForm((current) => ({ ...current, pinned, annotations }))}
+          />
         </fieldset>
 
         <fieldset className="min-w-0 space-y-3 rounded border border-slate-200 p-3">

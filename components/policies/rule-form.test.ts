@@ -1,4 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { compileRule } from "@/server/domain/policy";
+import { zPolicyInput } from "@/server/api/routers/policy.types";
+import { STARTER_RULES } from "./starter-rules";
 import { describeMatch, describeOutcome } from "./describe";
 import { durationFromMs, durationToMs } from "./duration";
 import { parseJsonObject, parseJsonText } from "./json-text";
@@ -227,5 +230,45 @@ describe("dry run: JSON typed into a textarea", () => {
     expect(parseJsonObject('{"tier":"gold"}')).toEqual({ ok: true, value: { tier: "gold" } });
     expect(parseJsonObject("[1]").ok).toBe(false);
     expect(parseJsonObject("null").ok).toBe(false);
+  });
+});
+
+describe("rule form: MCP conditions", () => {
+  const stored = {
+    name: "pinned reads",
+    description: null,
+    priority: 0,
+    enabled: true,
+    match: { agent: "files", pinned: true, annotations: { readOnlyHint: true } },
+    outcome: "approve" as const,
+    message: null,
+    role: "OPERATOR" as const,
+    approvers: 1,
+    allow: [],
+    timeoutMs: null,
+    onTimeout: "reject" as const,
+    allowApproveOnTimeout: false,
+    route: null,
+    expiresAt: null,
+    riskLabel: null,
+    riskPaths: [],
+  };
+
+  it("rule form: a rule's pinned and hint conditions survive an edit, so saving never widens it", () => {
+    const built = buildRuleInput({ ...formFromRule(stored as never), name: "pinned reads, renamed" });
+    expect(built.ok && built.input.match).toEqual({ agent: "files", pinned: true, annotations: { readOnlyHint: true } });
+  });
+
+  it("rule form: a hint that claims safety without pinned is refused next to the field, as the server would", () => {
+    const built = buildRuleInput({ ...formFromRule(stored as never), pinned: false });
+    expect(built.ok).toBe(false);
+    expect(!built.ok && built.errors["match.annotations"]).toMatch(/only for pinned tools/);
+  });
+
+  it("starter rules: each is a rule the server accepts", () => {
+    for (const rule of STARTER_RULES) {
+      expect(zPolicyInput.safeParse(rule).success).toBe(true);
+      expect(() => compileRule({ ...rule, match: rule.match } as never)).not.toThrow();
+    }
   });
 });

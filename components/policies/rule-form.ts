@@ -3,13 +3,14 @@
 // compiler for JSON paths and RE2 expressions, so the editor refuses exactly
 // what the server would refuse, with the same words, next to the field.
 import type { z } from "zod";
-import { CONDITION_OPS, compileCondition, LAST_PRIORITY, parseJsonPath, type ConditionOp } from "@/server/domain/policy";
+import { CONDITION_OPS, compileCondition, compileRule, LAST_PRIORITY, parseJsonPath, type ConditionOp, type PolicyRule } from "@/server/domain/policy";
+import { HINTS, type Hint, type HintMatch } from "@/server/domain/tool-pins";
 import { zPolicyInput } from "@/server/api/routers/policy.types";
 import type { DecisionAction } from "@/lib/types";
 import { durationFromMs, durationToMs, type DurationText } from "./duration";
 import { routeFormFrom, routeFromForm, type Route, type RouteForm } from "../notifications/route-form";
 
-export { CONDITION_OPS, LAST_PRIORITY, type ConditionOp };
+export { CONDITION_OPS, HINTS, LAST_PRIORITY, type ConditionOp, type Hint, type HintMatch };
 
 export type PolicyInput = z.input<typeof zPolicyInput>;
 export type Outcome = "approve" | "reject" | "require";
@@ -36,6 +37,10 @@ export interface RuleForm {
   sessionId: string;
   args: ConditionRow[];
   session: ConditionRow[];
+  /** MCP tools an admin pinned only (their definition unchanged since). */
+  pinned: boolean;
+  /** The MCP hints the call's tool must give (a missing hint is MCP's default). */
+  annotations: HintMatch;
   outcome: Outcome;
   message: string;
   role: "OPERATOR" | "ADMIN";
@@ -71,6 +76,8 @@ export interface StoredRule {
     sessionId?: string;
     session?: { path: string; op: ConditionOp; value?: unknown }[];
     args?: { path: string; op: ConditionOp; value?: unknown }[];
+    annotations?: HintMatch;
+    pinned?: boolean;
   };
   outcome: Outcome;
   message: string | null;
@@ -105,6 +112,8 @@ export function emptyForm(): RuleForm {
     sessionId: "",
     args: [],
     session: [],
+    pinned: false,
+    annotations: {},
     outcome: "require",
     message: "",
     role: "OPERATOR",
@@ -173,6 +182,8 @@ export function formFromRule(rule: StoredRule): RuleForm {
     sessionId: rule.match.sessionId ?? "",
     args: rows(rule.match.args),
     session: rows(rule.match.session),
+    pinned: rule.match.pinned === true,
+    annotations: { ...rule.match.annotations },
     outcome: rule.outcome,
     message: rule.message ?? "",
     role: rule.role,
@@ -281,7 +292,17 @@ export function buildRuleInput(form: RuleForm): { ok: true; input: PolicyInput }
     ...(form.sessionId.trim() ? { sessionId: form.sessionId.trim() } : {}),
     ...(args.length ? { args: args as never } : {}),
     ...(session.length ? { session: session as never } : {}),
+    ...(form.pinned ? { pinned: true } : {}),
+    ...(HINTS.some((hint) => form.annotations[hint] !== undefined) ? { annotations: { ...form.annotations } } : {}),
   };
+  // The server's own check: a hint that claims safety holds only for pinned tools.
+  if (match.annotations && !match.pinned) {
+    try {
+      compileRule({ match } as PolicyRule);
+    } catch (error) {
+      errors["match.annotations"] = (error as Error).message;
+    }
+  }
   const input: PolicyInput = {
     name: form.name.trim(),
     description: form.description.trim() || null,

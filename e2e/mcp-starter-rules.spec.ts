@@ -1,0 +1,47 @@
+// A new workspace's Policies page offers starter rules for MCP servers: shown
+// in words, added only when the admin clicks, and then the rules' MCP
+// conditions (pinned tools, hints) show on their cards and in the editor.
+import { expect, test } from "@playwright/test";
+import { BASE_URL } from "./fixtures";
+import { createOperator, finalScreenshot, logIn, unique } from "./helpers";
+
+test("a new workspace's policy page offers MCP starter rules, which apply only when the admin clicks", async ({ page }, testInfo) => {
+  const founder = await createOperator("ADMIN");
+  await logIn(page, founder.email, founder.password, "/access");
+  // A workspace of its own, as a new one is: no rules yet.
+  const headers = { origin: BASE_URL };
+  const created = await page.request.post("/api/trpc/workspace.create", { headers, data: { name: unique("mcp-starter") } });
+  expect(created.status(), await created.text()).toBe(200);
+  const workspace = ((await created.json()) as { result: { data: { id: string } } }).result.data;
+  const switched = await page.request.post("/api/trpc/auth.switchWorkspace", { headers, data: { workspaceId: workspace.id } });
+  expect(switched.status(), await switched.text()).toBe(200);
+
+  await page.goto("/policies");
+  const starter = page.getByRole("region", { name: "Starter rules for MCP servers" });
+  await expect(starter).toContainText("Pinned read-only MCP tools are approved");
+  await expect(starter).toContainText("pinned MCP tools only, MCP hint readOnlyHint: true");
+  for (const [width, height] of [
+    [1440, 900],
+    [1280, 800],
+    [390, 844],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await testInfo.attach(`starter-rules-${width}x${height}`, { body: await page.screenshot({ fullPage: true }), contentType: "image/png" });
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  // Nothing was applied by itself.
+  await expect(page.getByRole("list", { name: "Rules" })).toHaveCount(0);
+
+  await starter.getByRole("button", { name: "Add these 2 rules" }).click();
+  const card = page.getByRole("article", { name: "Rule Pinned read-only MCP tools are approved" });
+  await expect(card).toContainText("pinned MCP tools only");
+  await expect(page.getByRole("article", { name: "Rule Pinned destructive MCP tools need an admin" })).toContainText("MCP hint destructiveHint: true");
+  await expect(starter).toHaveCount(0);
+
+  // The editor shows the conditions it keeps.
+  await page.getByRole("button", { name: "Edit Pinned read-only MCP tools are approved" }).click();
+  await expect(page.getByLabel("Only tools an admin pinned")).toBeChecked();
+  await expect(page.getByLabel("Read-only (readOnlyHint)")).toHaveValue("true");
+  await testInfo.attach("starter-rules-editor", { body: await page.screenshot({ fullPage: true }), contentType: "image/png" });
+  await finalScreenshot(page, testInfo);
+});
