@@ -3,13 +3,15 @@
 // conditions (pinned tools, hints) show on their cards and in the editor.
 import { expect, test } from "@playwright/test";
 import { BASE_URL } from "./fixtures";
-import { createOperator, finalScreenshot, logIn, unique } from "./helpers";
+import { createOperator, finalScreenshot, unique } from "./helpers";
 
 test("a new workspace's policy page offers MCP starter rules, which apply only when the admin clicks", async ({ page }, testInfo) => {
   const founder = await createOperator("ADMIN");
-  await logIn(page, founder.email, founder.password, "/access");
-  // A workspace of its own, as a new one is: no rules yet.
+  // Signed in, with a workspace of its own (a new one has no rules), before any page is open:
+  // a page open while its session is switched would be sent to the login.
   const headers = { origin: BASE_URL };
+  const login = await page.request.post("/api/trpc/auth.login", { headers, data: { email: founder.email, password: founder.password } });
+  expect(login.status(), await login.text()).toBe(200);
   const created = await page.request.post("/api/trpc/workspace.create", { headers, data: { name: unique("mcp-starter") } });
   expect(created.status(), await created.text()).toBe(200);
   const workspace = ((await created.json()) as { result: { data: { id: string } } }).result.data;

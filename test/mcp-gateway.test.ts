@@ -210,6 +210,9 @@ describe("tollgate-mcp under rules that know MCP", () => {
     // The admin pins the tool as the server lists it, and lets its pinned read-only tools through.
     await operator.policy.pinTool.mutate({ agent: "files", definition: listed as never });
     const { policyId } = await operator.policy.create.mutate({ name: "pinned reads of files", match: { agent: "files", pinned: true, annotations: { readOnlyHint: true } }, outcome: "approve" });
+    // Read back whole: a console that lost the conditions would widen the rule when saving an edit.
+    const stored = (await operator.policy.list.query()).items.find((rule) => rule.policyId === policyId);
+    expect(stored?.match).toEqual({ agent: "files", pinned: true, annotations: { readOnlyHint: true } });
     try {
       expect(textOf(await call(first.client, "read_file", { path: "/pinned" }))).toBe("contents of /pinned");
       await first.client.close();

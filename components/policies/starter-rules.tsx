@@ -50,7 +50,7 @@ export function StarterRules() {
           <li key={rule.name} className="rounded bg-slate-50 p-2">
             <span className="font-medium">{rule.name}</span>
             <span className="block text-xs text-slate-600">
-              {describeMatch(rule.match).join(", ")}. {describeOutcome(asStored(rule))}.
+              {describeMatch(rule.match ?? {}).join(", ")}. {describeOutcome(asStored(rule))}.
             </span>
           </li>
         ))}

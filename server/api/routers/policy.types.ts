@@ -115,6 +115,9 @@ export const zPolicyView = z.object({
     sessionId: z.string().optional(),
     session: z.array(zStoredCondition).optional(),
     args: z.array(zStoredCondition).optional(),
+    // Shown and given back whole: an editor that lost them would widen the rule when saving it.
+    annotations: zPolicyMatch.shape.annotations,
+    pinned: z.boolean().optional(),
   }),
   outcome: z.enum(["approve", "reject", "require"]),
   message: z.string().nullable(),
