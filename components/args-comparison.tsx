@@ -42,7 +42,7 @@ export function ArgsComparison({ proposed, approved, executed, executedAt }: { p
                 {key}
               </th>
               {columns.map((column) => (
-                <Cell key={column.label} column={column} compareTo={columns[0]!} field={key} />
+                <Cell key={column.label} column={column} compareTo={column.label === "Executed" && columns[1]!.present ? columns[1]! : columns[0]!} field={key} />
               ))}
             </tr>
           ))
@@ -76,10 +76,20 @@ function Cell({ column, compareTo, field }: { column: Column; compareTo: Column;
   const has = Object.hasOwn(record, field);
   const base = compareTo.value as Record<string, unknown>;
   const differs = column !== compareTo && (has !== Object.hasOwn(base, field) || !same(record[field], base[field]));
+  // What ran is compared with what was approved: a difference there is a deviation, not an edit.
+  const deviates = differs && column.label === "Executed" && compareTo.label === "Approved";
   return (
-    <td className={`border-b border-slate-100 px-2 py-1 break-all ${differs ? "bg-amber-50" : ""}`} data-differs={differs || undefined}>
+    <td
+      className={`border-b border-slate-100 px-2 py-1 break-all ${deviates ? "bg-red-50 ring-2 ring-inset ring-red-500" : differs ? "bg-amber-50" : ""}`}
+      data-differs={differs || undefined}
+      data-deviates={deviates || undefined}
+    >
       {has ? compactJson(record[field], 400) : <span className="font-sans text-slate-400">(absent)</span>}
-      {differs ? <span className="ml-1 rounded bg-amber-200 px-1 font-sans text-[10px] font-semibold text-amber-900">changed</span> : null}
+      {deviates ? (
+        <span className="ml-1 rounded bg-red-600 px-1 font-sans text-[10px] font-semibold text-white">not what was approved</span>
+      ) : differs ? (
+        <span className="ml-1 rounded bg-amber-200 px-1 font-sans text-[10px] font-semibold text-amber-900">changed</span>
+      ) : null}
     </td>
   );
 }

@@ -36,7 +36,7 @@ export function SessionList() {
           <tr key={session.id} className={`border-t border-slate-200 ${session.pendingApprovals > 0 ? "bg-amber-50" : "bg-white"}`}>
             <td className="truncate py-2">
               <Link href={`/sessions/${session.id}`} className="font-medium underline decoration-slate-300 hover:decoration-slate-900">
-                {session.title ?? session.id}
+                {session.title || "Untitled session"}
               </Link>
             </td>
             <td>

@@ -17,6 +17,8 @@ test("approve and remember for this session: the next same call in the session i
     await expect(detail(page).getByTestId("gate")).toContainText("an approver, set by the workspace default");
     await detail(page).getByRole("button", { name: "Approve and remember…" }).click();
     await detail(page).getByLabel("in this session").check();
+    // What the rule covers is said before it is written: new calls only.
+    await expect(detail(page).getByTestId("remember-covers")).toContainText("approvals already waiting, for this tool too, stay in the inbox");
     await detail(page).getByRole("button", { name: "Approve and remember", exact: true }).click();
     await sendNow(page);
     await expect(page.getByTestId("inbox-status")).toHaveText(`You approved ${tool} for billing-agent.`);

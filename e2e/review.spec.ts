@@ -92,11 +92,21 @@ test("when the agent process dies, its approval says no agent is waiting, and it
   await expect(page.getByTestId("agent-gone-tag")).toHaveText("no agent waiting");
   await page.goto(`/approvals/${requested.approvalId}`);
   await finalScreenshot(page, testInfo, "agent-gone");
-  await page.getByTestId("agent-gone").getByRole("button", { name: /^Cancel A2's task/ }).click();
+  const gone = page.getByTestId("agent-gone");
+  await gone.getByRole("button", { name: /^Cancel A2's task/ }).click();
+  // A reason is asked for, and only A2's own task is canceled unless a parent is chosen.
+  await expect(gone.getByRole("button", { name: "Cancel the task" })).toBeDisabled();
+  await expect(gone.getByRole("radio", { name: /^Only A2's task/ })).toBeChecked();
+  await gone.getByLabel(/^Why/).fill("the agent's process was stopped");
+  await finalScreenshot(page, testInfo, "cancel-reason");
+  await gone.getByRole("button", { name: "Cancel the task" }).click();
   // Who canceled, when, and why.
   await expect(page.getByTestId("decision-banner")).toContainText(`Canceled by you (admin@example.com)`);
-  await expect(page.getByTestId("decision-banner")).toContainText(`Reason: no agent was waiting for approval ${requested.approvalId}`);
+  await expect(page.getByTestId("decision-banner")).toContainText("Reason: the agent's process was stopped");
   await finalScreenshot(page, testInfo, "canceled");
+  // History names who canceled it.
+  await page.goto(`/?tab=history&tool=${tool}`);
+  await expect(page.getByRole("button", { name: `Open ${tool} by A2` })).toContainText("canceled by admin@example.com");
 });
 
 test("a half-written rejection survives a reload, and when someone else decides first the operator is told it was not sent", async ({ page }, testInfo) => {

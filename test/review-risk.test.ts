@@ -93,3 +93,34 @@ describe("risk labels", () => {
     expect((await operator.policy.list.query()).items.some((item) => item.name === "bad paths")).toBe(false);
   });
 });
+
+describe("cancel for a dead agent", () => {
+  it("cancel: the child's task ends with its reason and author on the approval; its live parent is not canceled and its status is recomputed", async () => {
+    const sdk = agentSdk(test.url);
+    const { sessionId } = await sdk.openSession({ title: "refunds" });
+    const parent = await sdk.begin({ sessionId, agent: "orchestrator", kind: "orchestrator" });
+    const child = await sdk.begin({ sessionId, agent: "refunder", parentRequestId: parent.requestId });
+    const asked = await sdk.call("approval.request", { requestId: child.requestId, tool: "refund", args: { amount: 5 } });
+    const paused = await operator.task.tree.query({ sessionId });
+    const statusOf = (tree: typeof paused, taskId: string): string | undefined => {
+      const walk = (nodes: typeof paused.roots): string | undefined => {
+        for (const node of nodes) {
+          if (node.taskId === taskId) return node.status;
+          const found = walk(node.children as typeof paused.roots);
+          if (found) return found;
+        }
+        return undefined;
+      };
+      return walk(tree.roots);
+    };
+    expect(statusOf(paused, parent.taskId)).toBe("PAUSED");
+
+    await operator.task.cancel.mutate({ taskId: child.taskId, reason: "the refunder's process died" });
+    const approval = await operator.approval.get.query({ approvalId: asked.approvalId });
+    expect(approval).toMatchObject({ status: "CANCELED", sessionTitle: "refunds", cancellation: { by: "admin@example.com", reason: "the refunder's process died" } });
+    const after = await operator.task.tree.query({ sessionId });
+    expect(statusOf(after, child.taskId)).toBe("CANCELED");
+    expect(statusOf(after, parent.taskId)).toBe("RUNNING");
+    sdk.close();
+  });
+});

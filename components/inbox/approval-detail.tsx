@@ -21,6 +21,7 @@ import { clearDrafts, draftsOf } from "./drafts";
 import { RequestChain } from "./request-chain";
 import { RiskFlags } from "./risk-flags";
 import { AgentStateAtAsk } from "./agent-state";
+import { CancelTask } from "./cancel-task";
 
 const VERB: Record<string, string> = { approve: "approved", edit: "approved with edits", reject: "rejected", respond: "answered" };
 
@@ -138,23 +139,11 @@ function UnsentDraft({ approvalId }: { approvalId: string }) {
 
 /** Nobody waits for this decision: say so before the operator decides, and offer to end the work. */
 function NoAgentWaiting({ approval, canCancel }: { approval: ApprovalItem; canCancel: boolean }) {
-  const trpc = useTRPC();
-  const cancel = useMutation(trpc.task.cancel.mutationOptions());
   return (
     <div role="alert" data-testid="agent-gone" className="space-y-2 rounded border-2 border-amber-500 bg-amber-50 p-3 text-sm text-amber-950">
       <p className="font-semibold">No agent has been waiting since {formatTime(approval.agentSeenAt)}: a decision will be recorded, but nothing may run.</p>
       <p className="text-xs">The agent that asked has stopped asking for this decision (its process may have ended). If it is not coming back, cancel its task to end the paused chain.</p>
-      {canCancel ? (
-        <button
-          type="button"
-          disabled={cancel.isPending || cancel.isSuccess}
-          onClick={() => cancel.mutate({ taskId: approval.taskId, reason: `no agent was waiting for approval ${approval.approvalId}` })}
-          className="rounded border border-amber-600 bg-white px-2 py-1 text-xs font-medium hover:bg-amber-100 disabled:opacity-50"
-        >
-          {cancel.isSuccess ? "Task canceled" : cancel.isPending ? "Canceling…" : `Cancel ${approval.agent}'s task`}
-        </button>
-      ) : null}
-      {cancel.error ? <p className="text-xs text-red-700">{cancel.error.message}</p> : null}
+      {canCancel ? <CancelTask approval={approval} /> : null}
     </div>
   );
 }
@@ -341,7 +330,7 @@ export const ApprovalDetail = forwardRef<
           <dt className="text-slate-500">Session</dt>
           <dd className="min-w-0 break-all">
             <Link href={`/sessions/${approval.sessionId}?task=${approval.taskId}`} className="underline decoration-slate-300 hover:decoration-slate-900">
-              {sessionLabel?.(approval.sessionId) ?? approval.sessionId}
+              {sessionLabel?.(approval.sessionId) || approval.sessionTitle || "Untitled session"}
             </Link>
           </dd>
           <dt className="text-slate-500">Requested</dt>

@@ -98,7 +98,7 @@ function ToolAndAgent({ approval, sessionLabel, tag }: { approval: RowProps["app
         ) : null}
       </div>
       <div className="truncate text-xs text-slate-600">
-        <span className="font-medium text-slate-800">{approval.agent}</span> · {sessionLabel}
+        <span className="font-medium text-slate-800">{approval.agent}</span> · {sessionLabel || approval.sessionTitle || "Untitled session"}
       </div>
       <div className="truncate font-mono text-[11px] text-slate-500" data-testid="args-preview">
         {argsPreview(approval.args)}
@@ -127,9 +127,9 @@ export const HistoryRow = memo(function HistoryRow({ approval, sessionLabel, cur
         ) : null}
         <div className="hidden w-56 shrink-0 text-right text-xs leading-5 sm:block">
           <div className="truncate">
-            {decision ? ACTION_LABEL[decision.action] : approval.status.toLowerCase()} by <span className="font-medium">{decision?.decidedBy ?? "—"}</span>
+            {decision ? ACTION_LABEL[decision.action] : approval.status.toLowerCase()} by <span className="font-medium">{decision?.decidedBy ?? approval.cancellation?.by ?? "—"}</span>
           </div>
-          <div className="text-slate-500 tabular-nums">{formatTime(decision?.decidedAt)}</div>
+          <div className="text-slate-500 tabular-nums">{formatTime(decision?.decidedAt ?? approval.cancellation?.at)}</div>
         </div>
       </button>
     </div>

@@ -246,6 +246,9 @@ export const DecisionPanel = forwardRef<
             </fieldset>
           ) : null}
           <p className="text-xs text-slate-600">
+            <span data-testid="remember-covers" className="block font-medium text-slate-800">
+              It covers calls asked from now on: approvals already waiting, for this tool too, stay in the inbox for a decision.
+            </span>
             This writes a policy rule, listed on the Policies page, where it can be revoked. {myRole !== "ADMIN" ? "Only admins may remember a decision for always." : ""}
           </p>
           <div className="flex items-center gap-2">

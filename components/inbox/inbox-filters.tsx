@@ -1,6 +1,7 @@
 "use client";
 // The inbox's filter bar: session, agent, tool, free text (arguments, session
 // titles, reasons), and the order of pending approvals.
+import { sessionLabels } from "@/lib/session-labels";
 import type { SessionItem } from "@/lib/types";
 import { SORT_LABEL, type PendingSort } from "./pending-order";
 import { NO_FILTERS, type InboxView } from "./use-inbox-view";
@@ -15,6 +16,7 @@ interface InboxFiltersProps {
 export const isFiltered = (view: InboxView) => Boolean(view.session || view.agent || view.tool || view.q);
 
 export function InboxFilters({ view, onChange, sessions, suggestions }: InboxFiltersProps) {
+  const labels = sessionLabels(sessions);
   return (
     <div className="flex flex-wrap items-center gap-2 border-b border-slate-200 bg-white px-3 py-2 text-sm">
       <input
@@ -29,7 +31,7 @@ export function InboxFilters({ view, onChange, sessions, suggestions }: InboxFil
         <option value="">All sessions</option>
         {sessions.map((session) => (
           <option key={session.id} value={session.id}>
-            {session.title ?? session.id}
+            {labels.get(session.id)}
           </option>
         ))}
       </select>

@@ -5,6 +5,7 @@
 // shows the list, then the open approval with a way back.
 import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { sessionLabels } from "@/lib/session-labels";
 import { useTRPC } from "@/lib/trpc";
 import type { ApprovalItem, DecisionAction } from "@/lib/types";
 import { canDecide, useOperator } from "../app-shell";
@@ -54,8 +55,8 @@ export function Inbox() {
   const serverFilter = { ...(view.session ? { sessionId: view.session } : {}), ...(agent ? { agent } : {}), ...(tool ? { tool } : {}), ...(text ? { text } : {}) };
 
   const sessions = useQuery(trpc.session.list.queryOptions({ limit: 1000 }, { staleTime: 30_000 }));
-  const sessionTitles = useMemo(() => new Map((sessions.data?.items ?? []).map((s) => [s.id, s.title ?? s.id])), [sessions.data]);
-  const sessionLabel = useCallback((id: string) => sessionTitles.get(id) ?? id, [sessionTitles]);
+  const sessionTitles = useMemo(() => sessionLabels(sessions.data?.items ?? []), [sessions.data]);
+  const sessionLabel = useCallback((id: string) => sessionTitles.get(id) ?? "", [sessionTitles]);
 
   const pending = useQuery({
     ...trpc.approval.list.queryOptions({ status: "PENDING", limit: PENDING_LIMIT, ...serverFilter }),

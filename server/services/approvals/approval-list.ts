@@ -26,7 +26,9 @@ export interface ApprovalListFilter {
 }
 
 const REQUEST = { select: { resumeUrl: true, runId: true, status: true } };
+const SESSION = { select: { title: true } };
 const VOTES = { select: { decidedBy: true, createdAt: true, action: true }, orderBy: [{ createdAt: "asc" as const }, { operatorId: "asc" as const }] };
+const INCLUDE = { task: { select: { agent: true, framework: true } }, session: SESSION, request: REQUEST, votes: VOTES };
 
 /** The operator looking: an approval whose routing names them (or their group) is asked of them. */
 export interface Viewer {
@@ -34,7 +36,7 @@ export interface Viewer {
   groups: string[];
 }
 
-type ListedApproval = Approval & { task: { agent: string; framework: string | null }; request: { resumeUrl: string | null; runId: string | null; status: RunStatus }; votes: { decidedBy: string; createdAt: Date; action: DecisionAction }[] };
+type ListedApproval = Approval & { task: { agent: string; framework: string | null }; session: { title: string | null }; request: { resumeUrl: string | null; runId: string | null; status: RunStatus }; votes: { decidedBy: string; createdAt: Date; action: DecisionAction }[] };
 
 /**
  * Whether anyone will act on a decision: "webhook" (it is delivered to the
@@ -81,6 +83,7 @@ export function approvalItem(approval: ListedApproval, viewer?: Viewer, liveness
     requestId: approval.requestId,
     taskId: approval.taskId,
     sessionId: approval.sessionId,
+    sessionTitle: approval.session.title,
     agent: approval.task.agent,
     framework: approval.task.framework,
     tool: approval.tool,
@@ -176,7 +179,7 @@ export async function listApprovals(deps: ServiceDeps, workspaceId: string, filt
   };
   const rows = await deps.prisma.approval.findMany({
     where,
-    include: { task: { select: { agent: true, framework: true } }, request: REQUEST, votes: VOTES },
+    include: INCLUDE,
     orderBy: decided ? [{ decidedAt: "desc" }, { id: "desc" }] : [{ createdAt: "desc" }, { id: "desc" }],
     take: filter.limit + 1,
     ...(filter.cursor ? { cursor: { id: filter.cursor }, skip: 1 } : {}),
@@ -193,7 +196,7 @@ export async function listApprovals(deps: ServiceDeps, workspaceId: string, filt
 }
 
 export async function getApproval(deps: ServiceDeps, workspaceId: string, approvalId: string, viewer?: Viewer) {
-  const approval = await deps.prisma.approval.findFirst({ where: { id: approvalId, workspaceId }, include: { task: { select: { agent: true, framework: true } }, request: REQUEST, votes: VOTES } });
+  const approval = await deps.prisma.approval.findFirst({ where: { id: approvalId, workspaceId }, include: INCLUDE });
   if (!approval) throw notFound("approval", approvalId);
   return approvalItem(approval, viewer, { now: deps.now(), windowMs: deps.agentLivenessMs });
 }
