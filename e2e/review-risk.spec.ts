@@ -59,7 +59,7 @@ test("a risky value is highlighted under the rule's label, the row carries the l
   }
 
   const state = page.getByTestId("agent-state").filter({ visible: true });
-  await expect(state).toContainText("Agent's state when it asked: v1, 1 keys, its first ask in this task");
+  await expect(state).toContainText("Agent's state when it asked: v1, 1 key, its first ask in this task");
   await state.getByRole("button").click();
   await expect(state.getByRole("table", { name: "State keys at the ask" })).toContainText("OPS-4711: purge drafts only");
   await keep(page, testInfo, "agent-state-390x844");

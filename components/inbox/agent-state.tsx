@@ -35,9 +35,10 @@ export function AgentStateAtAsk({ approval }: { approval: ApprovalItem }) {
   if (!data) return <Loading>Loading the agent's state…</Loading>;
   const { atAsk, change, previous } = data;
   const changed = new Map((change?.keys ?? []).map((key) => [key.key, key.change]));
+  const keyCount = Object.keys(atAsk?.state ?? {}).length;
   const summary = !atAsk
     ? "The agent had saved no state when it asked"
-    : `Agent's state when it asked: v${atAsk.version}, ${Object.keys(atAsk.state ?? {}).length} keys` +
+    : `Agent's state when it asked: v${atAsk.version}, ${keyCount} ${keyCount === 1 ? "key" : "keys"}` +
       (previous ? (change ? `, ${change.keys.length} changed since its previous ask` : ", unchanged since its previous ask") : ", its first ask in this task");
 
   return (
