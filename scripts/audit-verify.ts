@@ -3,7 +3,7 @@
 // against its audit entry) with the server's configuration; exits 1 naming
 // what is wrong. Runs against DATABASE_URL, or the embedded database in
 // TOLLGATE_DATA_DIR while the server is stopped (one process opens it at a time).
-import { parseEnv } from "../server/env.ts";
+import { auditDigestFile, parseEnv } from "../server/env.ts";
 import { EventBus } from "../server/events/bus.ts";
 import { openDatabase } from "../server/db/client.ts";
 import { resolveServerSecret } from "../server/secret.ts";
@@ -13,7 +13,8 @@ import { createServiceDeps } from "../server/services/deps.ts";
 const env = parseEnv(process.env);
 const secret = await resolveServerSecret({ configured: env.TOLLGATE_SECRET, dataDir: env.TOLLGATE_DATA_DIR });
 const database = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.TOLLGATE_DATA_DIR, embeddedCacheMb: env.TOLLGATE_EMBEDDED_CACHE_MB, migrate: false });
-const deps = createServiceDeps(database, new EventBus(), { secret, auditDigests: { file: env.TOLLGATE_AUDIT_DIGEST_FILE } });
+const digestFile = auditDigestFile(env);
+const deps = createServiceDeps(database, new EventBus(), { secret, auditDigests: { file: digestFile, sealEveryMs: env.TOLLGATE_AUDIT_SEAL_SECONDS * 1000 } });
 let failed = 0;
 try {
   const workspaces = await database.prisma.workspace.findMany({ select: { id: true, name: true }, orderBy: { createdAt: "asc" } });
@@ -26,7 +27,7 @@ try {
       console.log(`BROKEN  ${workspace.id} (${workspace.name}) at entry ${verdict.brokenAtSeq}: ${verdict.reason}`);
     }
   }
-  if (!env.TOLLGATE_AUDIT_DIGEST_FILE) console.log("no TOLLGATE_AUDIT_DIGEST_FILE: deleting the newest entries or the whole log cannot be detected without a sealed digest");
+  if (!digestFile) console.log("no digest file (TOLLGATE_AUDIT_DIGEST_FILE=off): deleting the newest entries or the whole log cannot be detected without a sealed digest");
 } finally {
   await database.close();
 }

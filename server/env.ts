@@ -1,4 +1,5 @@
 // The server's configuration, parsed once at start. Nothing else reads process.env.
+import path from "node:path";
 import { z } from "zod";
 import { parseAllowlist } from "./domain/outbound.ts";
 
@@ -113,7 +114,8 @@ const envSchema = z.object({
       }
     }),
   // Sealed audit digests, kept outside the database: a file of JSON lines
-  // (appended) and/or a URL they are POSTed to; sealed every
+  // (appended; by default audit-digests.jsonl in TOLLGATE_DATA_DIR, "off" for
+  // none) and/or a URL they are POSTed to; sealed at start, every
   // TOLLGATE_AUDIT_SEAL_SECONDS when the log moved, and at shutdown.
   TOLLGATE_AUDIT_DIGEST_FILE: optionalString,
   TOLLGATE_AUDIT_DIGEST_URL: optionalString.pipe(z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }).optional()),
@@ -143,6 +145,14 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   const value = source[name];
   const shown = /PASSWORD|KEY|SECRET/.test(name) ? "(hidden)" : JSON.stringify(value);
   throw new EnvError(`invalid environment variable ${name}=${shown}: ${issue.message}`);
+}
+
+/** The file audit digests are sealed to: TOLLGATE_AUDIT_DIGEST_FILE, else one in the data folder (none for "off" or an in-memory folder). */
+export function auditDigestFile(env: Pick<Env, "TOLLGATE_AUDIT_DIGEST_FILE" | "TOLLGATE_DATA_DIR">): string | undefined {
+  if (env.TOLLGATE_AUDIT_DIGEST_FILE === "off") return undefined;
+  if (env.TOLLGATE_AUDIT_DIGEST_FILE) return env.TOLLGATE_AUDIT_DIGEST_FILE;
+  if (env.TOLLGATE_DATA_DIR.startsWith("memory://")) return undefined;
+  return path.join(env.TOLLGATE_DATA_DIR, "audit-digests.jsonl");
 }
 
 let cached: Env | undefined;

@@ -13,7 +13,7 @@ import { appRouter } from "./api/router.ts";
 import { createSingleCallHandler } from "./api/single-call.ts";
 import { DEVICE_COOKIE, DEVICE_COOKIE_DAYS, SESSION_COOKIE, type TrpcContext } from "./api/trpc.ts";
 import { openDatabase, type Database } from "./db/client.ts";
-import type { Env } from "./env.ts";
+import { auditDigestFile, type Env } from "./env.ts";
 import { EventBus } from "./events/bus.ts";
 import { bridgeBus, type Bridge } from "./events/bridge.ts";
 import { postgresTransport } from "./events/postgres-transport.ts";
@@ -237,7 +237,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     receipts,
     outbound: createOutbound({ allow: env.TOLLGATE_OUTBOUND_ALLOW, resolver: options.resolver }),
     secret,
-    auditDigests: { file: env.TOLLGATE_AUDIT_DIGEST_FILE, url: env.TOLLGATE_AUDIT_DIGEST_URL },
+    auditDigests: { file: auditDigestFile(env), url: env.TOLLGATE_AUDIT_DIGEST_URL, sealEveryMs: env.TOLLGATE_AUDIT_SEAL_SECONDS * 1000 },
     ...(env.TOLLGATE_SMTP_URL ? { mailer: createMailer(env.TOLLGATE_SMTP_URL, env.TOLLGATE_SMTP_FROM) } : {}),
     publicUrl: () => env.TOLLGATE_PUBLIC_URL ?? baseUrl,
     agentLivenessMs: env.TOLLGATE_AGENT_LIVENESS_SECONDS * 1000,

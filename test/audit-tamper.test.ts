@@ -1,7 +1,7 @@
 // Someone with direct database access tampers with the audit log or with an
 // approval; audit.verify names where. The tampering runs as the database
 // owner with the append-only trigger switched off, as such an attacker could.
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -9,6 +9,8 @@ import { auditHash, GENESIS_HASH } from "../server/domain/audit.ts";
 import { anchorUnkeyedChains } from "../server/services/audit-unkeyed-anchor.ts";
 import { createServiceDeps, type ServiceDeps } from "../server/services/deps.ts";
 import { agentCaller, callerWith, operatorCaller, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
+import { operatorClient } from "./clients.ts";
+import { startTestServer } from "./server.ts";
 
 let db: TestDatabase;
 let app: TestApp;
@@ -173,6 +175,71 @@ describe("audit log tampering", () => {
       reason: expect.stringContaining(`approval ${ids[1]} is APPROVED (approve) in its row, but audit entry`),
     });
   });
+
+  it("audit: a missing digest file is reported as missing, never read as no digests", async () => {
+    const { operator } = await decidedAndSealed();
+    await rm(digestFile);
+    expect(await operator.audit.verify()).toMatchObject({ ok: false, reason: expect.stringMatching(/digest file .* is missing, though this server has sealed to it/) });
+    // Another process (it wrote nothing to the file) knows by the entries' times, which their MACs vouch for.
+    const later = createServiceDeps(db, app.bus, { auditDigests: { file: digestFile, sealEveryMs: 300_000 } });
+    later.now = () => new Date(Date.now() + 7 * 60_000);
+    expect(await (await operatorCaller(later)).audit.verify()).toMatchObject({ ok: false, reason: expect.stringMatching(/is missing, though entries up to \d+ are older than the seal interval/) });
+  });
+
+  it("audit: a shortened digest file is reported as shortened; a line taken from its middle breaks the file's own chain", async () => {
+    const { operator, ids } = await decidedAndSealed();
+    await operator.policy.create({ name: "later", match: { tool: "later_*" }, outcome: "require" });
+    expect((await operator.audit.seal()).sealed).toHaveLength(1);
+    const lines = (await readFile(digestFile, "utf8")).trim().split("\n");
+    expect(lines).toHaveLength(2);
+    expect((await stat(digestFile)).mode & 0o777).toBe(0o600);
+
+    await writeFile(digestFile, `${lines[0]}\n`);
+    expect(await operator.audit.verify()).toMatchObject({ ok: false, reason: expect.stringMatching(/holds 1 lines, but this server wrote 2: it was shortened/) });
+    const later = createServiceDeps(db, app.bus, { auditDigests: { file: digestFile, sealEveryMs: 300_000 } });
+    later.now = () => new Date(Date.now() + 7 * 60_000);
+    expect(await (await operatorCaller(later)).audit.verify()).toMatchObject({ ok: false, reason: expect.stringMatching(/older than the seal interval but no digest in .* covers them/) });
+
+    await writeFile(digestFile, `${lines[1]}\n`);
+    expect(await operator.audit.verify()).toMatchObject({ ok: false, reason: expect.stringMatching(/line 1 of .* does not follow/) });
+    expect(ids).toHaveLength(3);
+  });
+
+  it("audit: the digest file stays bounded: past its limit it is compacted to each workspace's last digest, which still catches a deletion", async () => {
+    deps.auditDigests.maxLines = 3;
+    const { operator } = await decidedAndSealed();
+    for (let i = 0; i < 3; i++) {
+      await operator.policy.create({ name: `rule ${i}`, match: { tool: `tool_${i}` }, outcome: "require" });
+      await operator.audit.seal();
+    }
+    const lines = (await readFile(digestFile, "utf8")).trim().split("\n").map((line) => JSON.parse(line));
+    expect(lines[0]).toMatchObject({ compacted: true, line: 1, replacedLines: 4 });
+    expect(lines.length).toBeLessThanOrEqual(3);
+    expect(await operator.audit.verify()).toMatchObject({ ok: true });
+    const newest = lines.at(-1).seq as number;
+    await asOwner(() => db.prisma.$executeRaw`DELETE FROM "AuditEntry" WHERE "workspaceId" = ${app.workspaceId} AND seq = ${newest}`);
+    expect(await operator.audit.verify()).toMatchObject({ ok: false, reason: expect.stringContaining(`entry ${newest} was sealed`) });
+  });
+
+  it("audit: a server seals to a file in its data folder by default, so deleting the newest entries of any kind (a policy made, an agent key made) is reported", async () => {
+    const server = await startTestServer();
+    try {
+      const admin = await operatorClient(server.url);
+      await admin.policy.create.mutate({ name: "mail", match: { tool: "send_*" }, outcome: "require" });
+      await admin.agentKey.create.mutate({ name: "second" });
+      const { sealed } = await admin.audit.seal.mutate();
+      expect(sealed).toHaveLength(1);
+      const prisma = server.server.database.prisma;
+      const newest = await prisma.auditEntry.findMany({ where: { workspaceId: server.server.bootstrap.workspaceId }, orderBy: { seq: "desc" }, take: 2 });
+      expect(newest.map((entry) => entry.action).sort()).toEqual(["agent_key.created", "policy.created"]);
+      await prisma.$executeRawUnsafe(`ALTER TABLE "AuditEntry" DISABLE TRIGGER "audit_entry_append_only"`);
+      await prisma.$executeRaw`DELETE FROM "AuditEntry" WHERE "workspaceId" = ${server.server.bootstrap.workspaceId} AND seq >= ${newest[1]!.seq}`;
+      await prisma.$executeRawUnsafe(`ALTER TABLE "AuditEntry" ENABLE TRIGGER "audit_entry_append_only"`);
+      expect(await admin.audit.verify.query()).toMatchObject({ ok: false, reason: expect.stringMatching(/were deleted/) });
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
 
   it("audit: sealing is for admins", async () => {
     const viewer = callerWith(deps);

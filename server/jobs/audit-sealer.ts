@@ -1,5 +1,5 @@
-// Seals the audit chain heads every few minutes (when they moved) and once
-// more at shutdown, so the digests outside the database stay close behind.
+// Seals the audit chain heads at start, every few minutes (when they moved)
+// and once more at shutdown, so the digests outside the database stay close behind.
 import { log } from "../log.ts";
 import { sealAuditLogs, type DigestSink } from "../services/audit-seal.ts";
 import type { ServiceDeps } from "../services/deps.ts";
@@ -14,8 +14,10 @@ export class AuditSealer {
     private readonly everyMs: number,
   ) {}
 
+  /** Seals at once (what a crash left unsealed), then every interval. */
   start(): void {
     if (!this.sink.file && !this.sink.url) return;
+    void this.sealNow();
     this.timer = setInterval(() => void this.sealNow(), this.everyMs);
     this.timer.unref();
   }

@@ -3,7 +3,7 @@
 import { Prisma } from "../db/generated/client.ts";
 import { auditMac, checkAgainstDigest, type AuditContent, crossCheckApprovals, CURRENT_MAC_VERSION, GENESIS_HASH, verifyChain, walkChain, type AuditDigest, type ChainVerdict, type ChainWalk } from "../domain/audit.ts";
 import { deriveKey } from "../secret.ts";
-import { lastDigest } from "./audit-seal.ts";
+import { digestCheck } from "./audit-seal.ts";
 import type { ServiceDeps, Tx } from "./deps.ts";
 
 type Db = Pick<ServiceDeps["prisma"], "auditEntry">;
@@ -106,15 +106,21 @@ export class AuditLog {
     return walkChain(entries, { key: this.#key });
   }
 
-  /** Checks the chain's links and MACs, then the chain against the last sealed digest, if any. */
-  async verify(db: Db, workspaceId: string, lastDigest?: AuditDigest | null): Promise<ChainVerdict> {
+  /**
+   * Checks the chain's links and MACs, then the chain against what `digests`
+   * finds sealed outside the database: the last digest, or why none can be
+   * trusted (a missing or shortened digest file).
+   */
+  async verify(db: Db, workspaceId: string, digests?: (entries: { seq: number; createdAt: Date }[]) => Promise<{ digest: AuditDigest | null } | { seq: number; reason: string }>): Promise<ChainVerdict> {
     const entries = await db.auditEntry.findMany({ where: { workspaceId }, orderBy: { seq: "asc" } });
     const verdict = verifyChain(
       entries.map((entry) => ({ ...entry, data: entry.data ?? null })),
       { key: this.#key },
     );
-    if (!verdict.ok || !lastDigest) return verdict;
-    return checkAgainstDigest(entries, lastDigest) ?? verdict;
+    if (!verdict.ok || !digests) return verdict;
+    const found = await digests(entries);
+    if ("reason" in found) return { ok: false, checked: entries.length, brokenAtSeq: found.seq, reason: found.reason };
+    return (found.digest && checkAgainstDigest(entries, found.digest)) || verdict;
   }
 }
 
@@ -124,8 +130,7 @@ export class AuditLog {
  * database, and every ended approval against the audit entry of its ending.
  */
 export async function verifyAudit(deps: ServiceDeps, workspaceId: string): Promise<ChainVerdict> {
-  const digest = await lastDigest(deps.auditDigests, workspaceId);
-  const verdict = await deps.audit.verify(deps.prisma, workspaceId, digest);
+  const verdict = await deps.audit.verify(deps.prisma, workspaceId, (entries) => digestCheck(deps.auditDigests, workspaceId, entries, deps.now()));
   if (!verdict.ok) return verdict;
   const [approvals, endings] = await Promise.all([
     deps.prisma.approval.findMany({
