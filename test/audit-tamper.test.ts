@@ -205,6 +205,18 @@ describe("audit log tampering", () => {
     expect(ids).toHaveLength(3);
   });
 
+  it("audit: a last line a killed process did not finish is left out, and cut off by the next seal", async () => {
+    const { operator } = await decidedAndSealed();
+    const whole = await readFile(digestFile, "utf8");
+    await writeFile(digestFile, `${whole}{"workspaceId":"${app.workspaceId}","seq":9`);
+    expect(await operator.audit.verify()).toMatchObject({ ok: true });
+    await operator.policy.create({ name: "after the crash", match: { tool: "crash_*" }, outcome: "require" });
+    expect((await operator.audit.seal()).sealed).toHaveLength(1);
+    const lines = (await readFile(digestFile, "utf8")).trim().split("\n").map((line) => JSON.parse(line));
+    expect(lines.map((line) => line.line)).toEqual([1, 2]);
+    expect(await operator.audit.verify()).toMatchObject({ ok: true });
+  });
+
   it("audit: the digest file stays bounded: past its limit it is compacted to each workspace's last digest, which still catches a deletion", async () => {
     deps.auditDigests.maxLines = 3;
     const { operator } = await decidedAndSealed();

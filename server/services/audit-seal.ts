@@ -6,7 +6,7 @@
 // line before), kept bounded by compaction; a missing or shortened file is
 // reported as such, never read as "no digests".
 import { createHash } from "node:crypto";
-import { appendFile, open, readFile, rename } from "node:fs/promises";
+import { appendFile, open, readFile, rename, truncate } from "node:fs/promises";
 import { hostname } from "node:os";
 import { Prisma } from "../db/generated/client.ts";
 import { GENESIS_HASH, type AuditDigest } from "../domain/audit.ts";
@@ -46,7 +46,11 @@ interface CompactionLine {
   at: string;
 }
 
-export type DigestFile = { status: "missing" } | { status: "ok"; digests: SealedDigest[]; lines: number; lastLine: string | null } | { status: "broken"; reason: string };
+export type DigestFile =
+  | { status: "missing" }
+  /** `tornBytes`: a last line cut short by a crash mid-write (no newline), left out; the next seal cuts it off. */
+  | { status: "ok"; digests: SealedDigest[]; lines: number; lastLine: string | null; wholeBytes: number; tornBytes: number }
+  | { status: "broken"; reason: string };
 
 const DEFAULT_MAX_LINES = 10_000;
 /** After the seal interval, how long an entry may wait for its digest (the seal itself, a slow node). */
@@ -62,7 +66,9 @@ export async function readDigestFile(file: string): Promise<DigestFile> {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return { status: "missing" };
     throw error;
   }
-  const lines = text.split("\n").filter((line) => line.trim());
+  // A write the process died in leaves a last line without its newline: not a line of the file yet.
+  const whole = text.slice(0, text.lastIndexOf("\n") + 1);
+  const lines = whole.split("\n").filter((line) => line.trim());
   const digests: SealedDigest[] = [];
   let prev = GENESIS_HASH;
   for (const [index, raw] of lines.entries()) {
@@ -79,7 +85,8 @@ export async function readDigestFile(file: string): Promise<DigestFile> {
     if (!("compacted" in parsed)) digests.push(parsed);
     prev = sha256(raw);
   }
-  return { status: "ok", digests, lines: lines.length, lastLine: lines.at(-1) ?? null };
+  const wholeBytes = Buffer.byteLength(whole, "utf8");
+  return { status: "ok", digests, lines: lines.length, lastLine: lines.at(-1) ?? null, wholeBytes, tornBytes: Buffer.byteLength(text, "utf8") - wholeBytes };
 }
 
 /**
@@ -145,6 +152,10 @@ async function sealNow(deps: ServiceDeps, sink: DigestSink, workspaceId?: string
     await rename(sink.file!, kept);
     log.error(`${file.reason}; kept it as ${kept} and started a new digest file`);
     file = { status: "missing" };
+  }
+  if (file?.status === "ok" && file.tornBytes > 0) {
+    await truncate(sink.file!, file.wholeBytes);
+    log.warn(`cut off the last ${file.tornBytes} bytes of ${sink.file}: a line a stopped process had not finished writing`);
   }
   const before = file?.status === "ok" ? file : { digests: [] as SealedDigest[], lines: 0, lastLine: null as string | null };
   let line = before.lines;
