@@ -157,6 +157,66 @@ describe("LangGraph adapter", () => {
     expect(received).toEqual([{ to: "ada@example.com", body: "Your refund" }]);
   });
 
+  it("langgraph: an Agent Inbox interrupt that takes neither ignore nor response can still be rejected: the run ends without resuming the graph, and the approval says so", async () => {
+    const responses: unknown[] = [];
+    const graph = new StateGraph(ToolCallState)
+      .addNode("refund", () => {
+        responses.push(interrupt({ action_request: { action: "refund", args: { amount: 100 } }, config: { allow_accept: true, allow_edit: false, allow_respond: false, allow_ignore: false } }));
+        return {};
+      })
+      .addEdge(START, "refund")
+      .addEdge("refund", END)
+      .compile({ checkpointer: new MemorySaver() });
+
+    const { sessionId, run, close } = await start(graph, { to: "x" }, "strict-inbox-graph");
+    const [approval] = await pending(sessionId, 1);
+    expect(approval!.allow).toEqual(["approve", "reject"]);
+    await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "reject", message: "no refunds today" });
+    const { endedByRejection, requestId } = await run;
+    close();
+    expect(endedByRejection).toBe(approval!.approvalId);
+    expect(responses).toEqual([]);
+    expect(await operator.approval.get.query({ approvalId: approval!.approvalId })).toMatchObject({
+      status: "REJECTED",
+      notRunReason: "rejected: the interrupt allows neither ignore nor response, so the run ended without resuming the graph",
+    });
+    expect(await operator.request.get.query({ requestId })).toMatchObject({ request: { status: "COMPLETED" } });
+  });
+
+  it("langchain v1: when one call of a turn is rejected, the middleware runs none, and each approved call of the turn says it was not run", async () => {
+    const received: unknown[] = [];
+    const sendEmail = tool(
+      async (args) => {
+        received.push(args);
+        return "sent";
+      },
+      { name: "send_email", description: "Sends an email", schema: z.object({ to: z.string() }) },
+    );
+    const model = fakeModel()
+      .respondWithTools([
+        { name: "send_email", args: { to: "ada@example.com" }, id: "call_1" },
+        { name: "send_email", args: { to: "all@example.com" }, id: "call_2" },
+      ])
+      .respond(new AIMessage("Done."));
+    const agent = createAgent({
+      model,
+      tools: [sendEmail],
+      middleware: [humanInTheLoopMiddleware({ interruptOn: { send_email: { allowedDecisions: ["approve", "reject"] } } })],
+      checkpointer: new MemorySaver(),
+    });
+
+    const { sessionId, run, close } = await start(agent as never, { messages: [{ role: "user", content: "tell them" }] }, "two-mails-agent");
+    const [first, second] = await pending(sessionId, 2);
+    const [toAda, toAll] = (first!.args as { to: string }).to === "ada@example.com" ? [first!, second!] : [second!, first!];
+    await operator.approval.decide.mutate({ approvalId: toAda.approvalId, action: "approve" });
+    await operator.approval.decide.mutate({ approvalId: toAll.approvalId, action: "reject", message: "not to everyone" });
+    await run;
+    close();
+    expect(received).toEqual([]);
+    expect(await operator.approval.get.query({ approvalId: toAda.approvalId })).toMatchObject({ status: "APPROVED", notRunReason: "not run: another call of the same turn was rejected" });
+    expect(await operator.approval.get.query({ approvalId: toAll.approvalId })).toMatchObject({ status: "REJECTED", notRunReason: null });
+  });
+
   it("langgraph: an interrupt inside a subgraph is asked on the subgraph's request, under the run's request", async () => {
     const billing = new StateGraph(ToolCallState)
       .addNode("charge", () => {

@@ -273,6 +273,11 @@ export const ApprovalDetail = forwardRef<
       {!pending ? <UnsentDraft approvalId={approval.approvalId} /> : null}
       {approval.agentWaiting === "gone" ? <NoAgentWaiting approval={approval} canCancel={canDecide(operator)} /> : null}
       {approval.agentWaiting === "parked" ? <ParkedRun approval={approval} /> : null}
+      {approval.notRunReason ? (
+        <p role="alert" data-testid="not-run" className="rounded border-2 border-amber-500 bg-amber-50 p-3 text-sm font-semibold text-amber-950">
+          Not run: {approval.notRunReason}
+        </p>
+      ) : null}
       {approval.executionUnknown ? (
         <p role="alert" data-testid="execution-unknown" className="rounded border-2 border-red-500 bg-red-50 p-3 text-sm font-semibold text-red-900">
           Claimed by a process that stopped ({formatTime(approval.executionClaimedAt!)}); outcome unknown. The tool may or may not have run, and it is not run

@@ -214,6 +214,11 @@ export interface Contract {
     input: { approvalId: string; executedArgs: Json; result?: Json; claimKey?: string };
     output: { approvalId: string };
   };
+  "approval.reportNotRun": {
+    kind: "mutation";
+    input: { approvalId: string; reason: string };
+    output: { approvalId: string; reason: string };
+  };
   "thread.configure": {
     kind: "mutation";
     input: { taskId: string; config: Record<string, unknown>; ownership?: unknown };

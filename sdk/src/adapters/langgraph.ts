@@ -58,8 +58,10 @@ export interface LangGraphRunOptions {
 }
 
 export interface LangGraphRunResult<T = unknown> {
-  /** What the graph returned at the end. */
+  /** What the graph returned at the end (or, when a rejection ended the run, where it stopped). */
   result: T;
+  /** The approval whose rejection ended the run without resuming the graph (an Agent Inbox interrupt that takes no rejection). */
+  endedByRejection?: string;
   requestId: string;
   /** Approvals asked during the run. */
   approvals: number;
@@ -83,6 +85,15 @@ interface Ask {
 interface Translation {
   asks: Ask[];
   resume(results: ApprovalResult[]): unknown;
+  /** Decided calls the graph will not run, and why (reported on their approvals). */
+  notRun?(results: ApprovalResult[]): NotRun[];
+  /** A decision the interrupt cannot be resumed with: the run ends there, without resuming the graph. */
+  endsRun?(results: ApprovalResult[]): NotRun | null;
+}
+
+interface NotRun {
+  approvalId: string;
+  reason: string;
 }
 
 /** Where a decision leaves the call: the action, the arguments to run with, the operator's message. */
@@ -192,12 +203,22 @@ export async function runWithApprovals<T = unknown>(
           const request = await requestFor(interrupt);
           asked += translation.asks.length;
           const results = await Promise.all(translation.asks.map((ask) => askAndWait(tollgate, request.requestId, ask, batch, options.summary)));
-          return [interrupt.id, translation.resume(results)] as const;
+          return { id: interrupt.id, results, translation };
         }),
       );
+      // Decided calls the graph will not run say so on their approvals, never silently APPROVED.
+      const notRun = resumes.flatMap(({ results, translation }) => translation.notRun?.(results) ?? []);
+      const ending = resumes.map(({ results, translation }) => translation.endsRun?.(results) ?? null).find((end) => end !== null);
+      if (ending) notRun.push(ending);
+      for (const call of notRun) await tollgate.call("approval.reportNotRun", call);
+      if (ending) {
+        for (const child of children.values()) await (await child).complete();
+        await root.complete({ threadId, endedByRejection: ending.approvalId });
+        return { result: result as T, requestId: root.requestId, approvals: asked, endedByRejection: ending.approvalId };
+      }
       // Only the process that still drives the run resumes the graph.
       await run?.hold();
-      result = await graph.invoke(new Command({ resume: Object.fromEntries(resumes) }), config);
+      result = await graph.invoke(new Command({ resume: Object.fromEntries(resumes.map(({ id, results, translation }) => [id, translation.resume(results)])) }), config);
       // The subgraphs' requests end once the graph has moved past their interrupts.
       for (const child of children.values()) await (await child).complete();
     }
@@ -327,6 +348,14 @@ function fromHitlRequest(id: string, request: Record<string, unknown>): Translat
         return { type: "reject", ...(outcome.message ? { message: outcome.message } : {}) };
       }),
     }),
+    // The middleware runs none of a turn's calls when one of them is rejected.
+    notRun: (results) => {
+      const outcomes = results.map((result, index) => outcomeOf(result, actions[index]!.args));
+      if (!outcomes.some((outcome) => outcome.action === "reject")) return [];
+      return results
+        .filter((_result, index) => outcomes[index]!.action === "approve" || outcomes[index]!.action === "edit")
+        .map((result) => ({ approvalId: result.approvalId, reason: "not run: another call of the same turn was rejected" }));
+    },
   };
 }
 
@@ -338,8 +367,10 @@ function fromHumanInterrupt(id: string, request: Record<string, unknown>, asList
   if (config.allow_accept) allow.push("approve");
   if (config.allow_edit) allow.push("edit");
   if (config.allow_respond) allow.push("respond");
-  // A person can always say no: as a response where the graph takes one, else as ignore.
+  // A person can always say no: as a response where the graph takes one, else
+  // as ignore; where it takes neither, the rejection ends the run.
   allow.push("reject");
+  const takesRejection = Boolean(config.allow_respond || config.allow_ignore);
   return {
     asks: [
       {
@@ -361,6 +392,11 @@ function fromHumanInterrupt(id: string, request: Record<string, unknown>, asList
               ? { type: "response", args: outcome.message ?? "" }
               : { type: "ignore", args: null };
       return asList ? [response] : response;
+    },
+    endsRun: ([result]) => {
+      const outcome = outcomeOf(result!, action.args);
+      if (takesRejection || outcome.action !== "reject") return null;
+      return { approvalId: result!.approvalId, reason: "rejected: the interrupt allows neither ignore nor response, so the run ended without resuming the graph" };
     },
   };
 }

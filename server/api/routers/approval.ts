@@ -10,6 +10,7 @@ import { decideApproval } from "../../services/approvals/decide-approval.ts";
 import { decideMany } from "../../services/approvals/decide-many.ts";
 import { claimExecution } from "../../services/approvals/claim-execution.ts";
 import { reportExecution } from "../../services/approvals/report-execution.ts";
+import { reportNotRun } from "../../services/approvals/report-not-run.ts";
 import { requestApproval } from "../../services/approvals/request-approval.ts";
 import { openAgentDecisionStream } from "../../services/decision-stream.ts";
 import { zAction, zApprovalResult, zApprovalStatus, zDecision, zToolAnnotations } from "../outputs.ts";
@@ -110,6 +111,12 @@ export const approvalRouter = router({
     )
     .output(z.object({ approvalId: z.string() }))
     .mutation(({ ctx, input }) => reportExecution(ctx.deps, ctx.agent, input)),
+
+  /** A decided call that did not run, and why; it then never runs. */
+  reportNotRun: agentProcedure
+    .input(z.object({ approvalId: zId("apr"), reason: z.string().trim().min(1).max(LIMITS.messageChars) }))
+    .output(z.object({ approvalId: z.string(), reason: z.string() }))
+    .mutation(({ ctx, input }) => reportNotRun(ctx.deps, ctx.agent, input)),
 
   list: operatorProcedure
     .input(

@@ -60,7 +60,7 @@ function agentWaiting(approval: ListedApproval, liveness?: Liveness): "webhook" 
  * The tool may or may not have run; it is never run again automatically.
  */
 function executionUnknown(approval: ListedApproval, liveness?: Liveness): boolean {
-  if (!approval.executionClaimedAt || approval.executedAt) return false;
+  if (!approval.executionClaimedAt || approval.executedAt || approval.notRunReason !== null) return false;
   if (!isActive(approval.request.status)) return true;
   return liveness !== undefined && liveness.now.getTime() - approval.executionClaimedAt.getTime() > liveness.windowMs;
 }
@@ -124,6 +124,7 @@ export function approvalItem(approval: ListedApproval, viewer?: Viewer, liveness
     runId: approval.request.runId,
     executionClaimedAt: approval.executionClaimedAt?.toISOString() ?? null,
     executionUnknown: executionUnknown(approval, liveness),
+    notRunReason: approval.notRunReason,
     agentSeenAt: (approval.agentSeenAt ?? approval.createdAt).toISOString(),
     askedOfYou: viewer !== undefined && isAskedOf({ ...ask, role: ask.role === "ADMIN" ? "ADMIN" : "OPERATOR" }, viewer),
   };

@@ -84,6 +84,7 @@ const UNDECIDED = {
   executionResult: null,
   executedAt: null,
   executionDeviated: null,
+  notRunReason: null,
   escalationLevel: 0,
 } as const;
 
