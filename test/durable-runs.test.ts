@@ -106,4 +106,18 @@ describe("durable runs", () => {
     await agent.request.complete({ requestId: run.requestId });
     expect(await operator.approval.get({ approvalId: parked.approvalId })).toMatchObject({ executionUnknown: true, executedAt: null });
   });
+
+  it("approval.reportNotRun: only a decided call, write-once, and a call reported as not run can no longer be claimed to run", async () => {
+    const { agent, sessionId } = await opened();
+    const { requestId } = await agent.request.begin({ sessionId, agent: "a" });
+    const asked = await agent.approval.request({ requestId, tool: "send", args: {} });
+    expect(await codeOf(agent.approval.reportNotRun({ approvalId: asked.approvalId, reason: "dropped" }))).toMatch(/^PRECONDITION_FAILED: .* still pending/);
+    const operator = await operatorCaller(app.deps);
+    await operator.approval.decide({ approvalId: asked.approvalId, action: "approve" });
+    await agent.approval.reportNotRun({ approvalId: asked.approvalId, reason: "dropped" });
+    expect(await agent.approval.reportNotRun({ approvalId: asked.approvalId, reason: "dropped" })).toEqual({ approvalId: asked.approvalId, reason: "dropped" });
+    expect(await codeOf(agent.approval.reportNotRun({ approvalId: asked.approvalId, reason: "other" }))).toMatch(/^CONFLICT/);
+    expect(await agent.approval.claimExecution({ approvalId: asked.approvalId, claimKey: "p1:x" })).toMatchObject({ granted: false, execution: null });
+    expect(await operator.approval.get({ approvalId: asked.approvalId })).toMatchObject({ notRunReason: "dropped", executionUnknown: false });
+  });
 });
