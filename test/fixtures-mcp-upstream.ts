@@ -1,5 +1,6 @@
 // A small MCP server for the gateway's tests, built with the MCP SDK as any
-// server is: files tools with annotations, one that elicits, and a log of
+// server is: files tools with annotations, one that elicits, one that asks the
+// client for its roots and a sampled message, and a log of
 // every call it runs (one JSON line each, in UPSTREAM_LOG), so a test can see
 // what reached it. Over stdio, or over Streamable HTTP with UPSTREAM_HTTP=1
 // (it prints its URL, and wants UPSTREAM_TOKEN as a bearer token).
@@ -46,6 +47,15 @@ function files(): McpServer {
       requestedSchema: { type: "object", properties: { confirmed: { type: "boolean" } }, required: ["confirmed"] },
     });
     return { content: [{ type: "text", text: JSON.stringify(answer) }] };
+  });
+  server.registerTool("summarize_roots", { description: "Asks the client's model to summarize the client's roots" }, async () => {
+    ran("summarize_roots", {});
+    const { roots } = await server.server.listRoots();
+    const sampled = await server.server.createMessage({
+      messages: [{ role: "user", content: { type: "text", text: `Summarize: ${roots.map((root) => root.uri).join(", ")}` } }],
+      maxTokens: 50,
+    });
+    return { content: [{ type: "text", text: sampled.content.type === "text" ? sampled.content.text : "" }] };
   });
   return server;
 }

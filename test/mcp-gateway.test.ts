@@ -11,7 +11,7 @@ import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { CallToolResultSchema, ElicitRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OperatorClient } from "./clients.ts";
 import { AGENT_KEY } from "./harness.ts";
@@ -67,11 +67,17 @@ async function connect(options: { args?: string[]; env?: Record<string, string>;
   });
   let stderr = "";
   transport.stderr?.on("data", (chunk) => (stderr += chunk));
-  const client = new Client({ name: "test-client", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } } });
+  const client = new Client({ name: "test-client", version: "1.0.0" }, { capabilities: { elicitation: { form: {} }, sampling: {}, roots: {} } });
   const elicited: string[] = [];
   client.setRequestHandler(ElicitRequestSchema, async (request) => {
     elicited.push(request.params.message);
     return { action: "accept", content: { confirmed: true } };
+  });
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: "file:///work/notes", name: "notes" }] }));
+  client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+    const asked = request.params.messages[0]!.content;
+    const text = !Array.isArray(asked) && asked.type === "text" ? asked.text : "";
+    return { role: "assistant", model: "test-model", content: { type: "text", text: `the model read: ${text}` } };
   });
   await client.connect(transport);
   const ran = async () =>
@@ -103,7 +109,7 @@ describe("tollgate-mcp over stdio", () => {
 
   it("mcp gateway: the client lists the upstream's tools with their annotations, and an approved call runs once, its result kept on the approval", async () => {
     const { tools } = await shared.client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(["read_file", "delete_file", "confirm_with_user"]);
+    expect(tools.map((tool) => tool.name)).toEqual(["read_file", "delete_file", "confirm_with_user", "summarize_roots"]);
     expect(tools[0]!.annotations).toEqual({ title: "Read a file", readOnlyHint: true, openWorldHint: false });
     expect(shared.client.getServerVersion()).toMatchObject({ name: "files" });
 
@@ -200,6 +206,13 @@ describe("tollgate-mcp over stdio", () => {
     await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
     expect(JSON.parse(textOf(await called))).toEqual({ action: "accept", content: { confirmed: true } });
     expect(shared.elicited).toEqual(["Really ship it?"]);
+  });
+
+  it("mcp gateway: the upstream's roots and sampling requests reach the client and its answers go back", async () => {
+    const called = call(shared.client, "summarize_roots", {});
+    const [approval] = await pending({ tool: "summarize_roots" });
+    await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
+    expect(textOf(await called)).toBe("the model read: Summarize: file:///work/notes");
   });
 });
 
