@@ -332,4 +332,18 @@ describe("webhooks", () => {
     );
     expect(delivered!.traceparent).toBe(traceparent);
   });
+
+  it("webhook: a durable run's decision carries its runId, so a deployment can start the run's continuation itself", async () => {
+    const sdk = agentSdk(test.url);
+    const { sessionId } = await sdk.openSession({});
+    const run = await sdk.call("run.begin", { runId: "conversation-7", holder: "p1", sessionId, agent: "mailer", resumeUrl: receiverUrl });
+    const asked = await sdk.call("approval.request", { requestId: run.requestId, tool: "send", args: {} });
+    await operator.approval.decide.mutate({ approvalId: asked.approvalId, action: "approve" });
+    const delivered = await waitFor(
+      async () => received.find((delivery) => delivery.status === 200 && JSON.parse(delivery.body).approvalId === asked.approvalId),
+      (delivery) => delivery !== undefined,
+    );
+    expect(JSON.parse(delivered!.body)).toMatchObject({ type: "approval.decided", runId: "conversation-7", requestId: run.requestId });
+    sdk.close();
+  });
 });
