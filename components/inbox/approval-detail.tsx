@@ -275,7 +275,7 @@ export const ApprovalDetail = forwardRef<
       {approval.agentWaiting === "parked" ? <ParkedRun approval={approval} /> : null}
       {approval.notRunReason ? (
         <p role="alert" data-testid="not-run" className="rounded border-2 border-amber-500 bg-amber-50 p-3 text-sm font-semibold text-amber-950">
-          Not run: {approval.notRunReason}
+          This call did not run. <span className="font-normal">Its agent reports: {approval.notRunReason}</span>
         </p>
       ) : null}
       {approval.executionUnknown ? (
