@@ -66,6 +66,10 @@ test("two approvers: the first approval shows 1 of 2, the second one decides, an
     await expect(page.getByTestId("decision-toast").filter({ hasText: "1 of 2" })).toBeVisible();
     await inboxRow(page, tool).click();
     await expect(detail(page).getByTestId("quorum-progress")).toContainText(`1 of 2 approved: ${ADMIN_EMAIL}`);
+    // One's own vote shows on the button, which takes no second press; an answer in words is not offered to a quorum.
+    await expect(detail(page).getByRole("button", { name: "✓ Approved by you (1 of 2)" })).toBeDisabled();
+    await expect(detail(page).getByRole("button", { name: /^Approve a$/ })).toHaveCount(0);
+    await expect(detail(page).getByRole("button", { name: "Respond instead…" })).toHaveCount(0);
     expect((await awaitDecision(asked.approvalId, 0)).status).toBe("PENDING");
     await finalScreenshot(page, testInfo, "one-of-two");
 

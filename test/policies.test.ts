@@ -163,7 +163,7 @@ describe("quorum and roles", () => {
 
   it("quorum: two distinct approvers are needed; the same approver twice changes nothing", async () => {
     const { admin, agent, begun, asked } = await quorumApproval();
-    expect(asked.gate).toMatchObject({ approvers: 2, allow: ["approve", "reject", "respond"] });
+    expect(asked.gate).toMatchObject({ approvers: 2, allow: ["approve", "reject"] });
     const first = await admin.approval.decide({ approvalId: asked.approvalId, action: "approve" });
     expect(first).toMatchObject({ status: "PENDING", required: 2, approvals: [{ decidedBy: "admin@example.com" }] });
     expect(first.decision).toBeUndefined();

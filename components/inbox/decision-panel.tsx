@@ -85,6 +85,8 @@ export const DecisionPanel = forwardRef<
   const editRef = useRef<HTMLTextAreaElement>(null);
   const answerRef = useRef<HTMLTextAreaElement>(null);
   const allow = new Set(approval.allow);
+  // One's own vote on a quorum is cast: Approve says so and takes no second press.
+  const iVoted = Boolean(voted) || approval.votes.some((vote) => vote.decidedBy === myEmail);
 
   const arming = useArming();
   const outbox = decisionOutbox();
@@ -102,7 +104,7 @@ export const DecisionPanel = forwardRef<
 
   useImperativeHandle(ref, () => ({
     approve: (startedAt) => {
-      if (allow.has("approve") && !isWaiting(queued) && arming.accepts(startedAt)) submit("approve");
+      if (allow.has("approve") && !iVoted && !isWaiting(queued) && arming.accepts(startedAt)) submit("approve");
     },
     open: (next, startedAt) => {
       if (!allow.has(next) || isWaiting(queued) || !arming.accepts(startedAt)) return;
@@ -168,7 +170,6 @@ export const DecisionPanel = forwardRef<
   };
 
   const waiting = isWaiting(queued);
-  const iVoted = approval.votes.some((vote) => vote.decidedBy === myEmail);
   // A quorum cannot be remembered by one person; "always" is for admins.
   const mayRemember = allow.has("approve") && approval.requiredApprovals === 1;
   const needsRole = approval.requiredRole === "ADMIN" && myRole !== "ADMIN";
@@ -342,7 +343,11 @@ export const DecisionPanel = forwardRef<
           <QueuedDecision entry={queued!} />
         ) : (
           <div className="flex flex-wrap gap-2">
-            {allow.has("approve") ? (
+            {allow.has("approve") && iVoted ? (
+              <button type="button" disabled aria-pressed="true" className={`${button} border border-emerald-600 bg-emerald-50 text-emerald-900`}>
+                ✓ Approved by you ({approval.votes.length || 1} of {approval.requiredApprovals})
+              </button>
+            ) : allow.has("approve") ? (
               <button type="button" {...arming.press(() => submit("approve"))} className={`${button} bg-emerald-700 text-white hover:bg-emerald-800`} aria-keyshortcuts="a">
                 Approve <kbd className="ml-1 text-xs opacity-70">a</kbd>
               </button>

@@ -231,9 +231,9 @@ describe("policy: the gate an agent gets", () => {
     expect(gateFor(lenient, defaults, { onTimeout: "approve" }, "t")).toMatchObject({ onTimeout: "approve" });
   });
 
-  it("gate: a quorum drops edit (the approvers agree on the proposed arguments) and keeps the rule's role", () => {
+  it("gate: a quorum drops edit and respond (the approvers agree on the proposed arguments) and keeps the rule's role", () => {
     const quorum = rule({ id: "pol_q", approvers: 2, role: "ADMIN", timeoutMs: null });
-    expect(gateFor(quorum, defaults, {}, "t")).toMatchObject({ approvers: 2, role: "ADMIN", allow: ["approve", "reject", "respond"], timeoutMs: null });
+    expect(gateFor(quorum, defaults, {}, "t")).toMatchObject({ approvers: 2, role: "ADMIN", allow: ["approve", "reject"], timeoutMs: null });
   });
 
   it.each([

@@ -413,8 +413,9 @@ export function gateFor(rule: PolicyRule | null, defaults: WorkspaceDefaultGate,
   const approvers = rule?.approvers ?? 1;
   const permitted = rule && rule.allow.length > 0 ? rule.allow : ALL;
   let allow = ALL.filter((action) => permitted.includes(action) && (!ask.allow || ask.allow.includes(action)));
-  // Several approvers agree on the proposed arguments: an edit would change what the others approved.
-  if (approvers > 1) allow = allow.filter((action) => action !== "edit");
+  // Several approvers agree on the proposed arguments: an edit would change what the others approved,
+  // and one person's free-text answer would end what the others were asked to agree on.
+  if (approvers > 1) allow = allow.filter((action) => action !== "edit" && action !== "respond");
   // A person can always say no.
   if (!allow.includes("reject")) allow = [...allow, "reject"];
   const ruleTimeout = rule ? rule.timeoutMs : defaults.timeoutMs;
