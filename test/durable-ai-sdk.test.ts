@@ -64,4 +64,18 @@ describe("durable runs: AI SDK", () => {
     expect(await run.approvals()).toHaveLength(1);
     expect(await run.toolRuns()).toHaveLength(1);
   });
+
+  it("ai-sdk v7 durable: killed between the claim and the report, the continued run never runs the tool again, and the console says the outcome is unknown", async () => {
+    const run = await newRun();
+    const first = run.start({ AI_VERSION: "7", TOOL_BLOCKS: "1" });
+    const approval = await run.asked();
+    await operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "approve" });
+    await expect.poll(async () => (await run.toolRuns()).length, { timeout: 20_000 }).toBe(1);
+    await first.kill();
+
+    const second = run.start({ AI_VERSION: "7" });
+    expect(await second.line(/^done /)).toBe("done Refunded.");
+    expect(await run.toolRuns()).toHaveLength(1);
+    expect((await run.approvals())[0]).toMatchObject({ status: "APPROVED", executedAt: null, executionUnknown: true });
+  });
 });

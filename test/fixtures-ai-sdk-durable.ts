@@ -2,6 +2,7 @@
 // for the durable-run tests: one durable run (RUN_ID) whose model asks for a
 // refund until it has the tool's result; each run of the tool is a line in
 // TOOL_LOG, so a test counts what ran across processes.
+// TOOL_BLOCKS=1: the tool records its run, then never returns (to die inside it).
 import { appendFileSync } from "node:fs";
 import { generateText, jsonSchema, tool, type JSONSchema7, type ModelMessage } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
@@ -20,6 +21,7 @@ interface Refund {
 const schema: JSONSchema7 = { type: "object", properties: { order: { type: "number" }, amount: { type: "number" } }, required: ["order", "amount"] };
 const execute = async (input: Refund) => {
   appendFileSync(env.TOOL_LOG!, `${JSON.stringify({ args: input, pid: process.pid })}\n`);
+  if (env.TOOL_BLOCKS === "1") await new Promise(() => undefined);
   return `refunded ${input.amount} EUR for order ${input.order}`;
 };
 
