@@ -19,9 +19,9 @@ export function NameSettings({ canEdit }: { canEdit: boolean }) {
         Tool and agent names
       </h2>
       <p className="text-xs text-slate-600">
-        Rules compare names ignoring case, width and accent encoding (<code className="font-mono">SEND_Email</code> and{" "}
-        <code className="font-mono">ｓend_email</code> meet the rule for <code className="font-mono">send_email</code>). A name holding an invisible or control
-        character is always refused; approvals show each name exactly as the agent sent it.
+        Rules compare names ignoring case, width and accent encoding: <code className="font-mono">SEND_Email</code>, or the same in fullwidth letters, meets
+        the rule for <code className="font-mono">send_email</code>. A name holding an invisible or control character is always refused; approvals show each name
+        exactly as the agent sent it.
       </p>
       {settings.isPending ? (
         <Loading />

@@ -140,8 +140,8 @@ function RewrittenNote({ from, match }: { from: { agent?: string; tool?: string 
       {changes.map((field, index) => (
         <span key={field}>
           {index ? " and " : null}
-          {field} <code className="break-all rounded bg-white/70 px-1 font-mono">{from[field]}</code> became{" "}
-          <code className="break-all rounded bg-white/70 px-1 font-mono">{match[field]}</code>
+          {field} <code className="break-words rounded bg-white/70 px-1 font-mono">{from[field]}</code> became{" "}
+          <code className="break-words rounded bg-white/70 px-1 font-mono">{match[field]}</code>
         </span>
       ))}
       , which also matches {changes.length > 1 ? "their" : "its"} upper-case, fullwidth and accented forms. Save the rule to confirm it.
