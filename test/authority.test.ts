@@ -137,7 +137,7 @@ describe("another key's work", () => {
     expect(await owner.request.complete({ requestId: R.requestId })).toEqual({ requestId: R.requestId, status: "COMPLETED" });
   });
 
-  it("authority: an idempotency key already used by another key's work is CONFLICT, naming none of that work", async () => {
+  it("authority: idempotency keys belong to the agent key: another key using the same ones gets work of its own, and neither stalls the other's retries", async () => {
     const owner = agentCaller(app.deps);
     const { sessionId } = await owner.session.open({});
     const R = await owner.request.begin({ sessionId, agent: "A2", idempotencyKey: "begin-1" });
@@ -145,15 +145,16 @@ describe("another key's work", () => {
     const { agent: other } = await newAgentKey("other service");
     const own = await other.request.begin({ sessionId, agent: "B1" });
 
-    const begin = await refusalOf(other.request.begin({ sessionId, agent: "A2", idempotencyKey: "begin-1" }));
-    const ask = await refusalOf(other.approval.request({ requestId: own.requestId, tool: "send_email", args: {}, idempotencyKey: "ask-1" }));
-    for (const refusal of [begin, ask]) {
-      expect(refusal.code).toBe("CONFLICT");
-      for (const id of [R.requestId, R.taskId, asked.approvalId]) expect(refusal.message).not.toContain(id);
-    }
-    // The same retries by the owner answer with its own work.
+    // The other key, using the owner's names first or after: its own request and approval, no 409.
+    const theirs = await other.request.begin({ sessionId, agent: "A2", idempotencyKey: "begin-1" });
+    expect(theirs.requestId).not.toBe(R.requestId);
+    const theirAsk = await other.approval.request({ requestId: own.requestId, tool: "send_email", args: {}, idempotencyKey: "ask-1" });
+    expect(theirAsk.approvalId).not.toBe(asked.approvalId);
+    // Each key's retries answer with its own work.
     expect(await owner.request.begin({ sessionId, agent: "A2", idempotencyKey: "begin-1" })).toEqual(R);
     expect((await owner.approval.request({ requestId: R.requestId, tool: "send_email", args: {}, idempotencyKey: "ask-1" })).approvalId).toBe(asked.approvalId);
+    expect(await other.request.begin({ sessionId, agent: "A2", idempotencyKey: "begin-1" })).toEqual(theirs);
+    expect((await other.approval.request({ requestId: own.requestId, tool: "send_email", args: {}, idempotencyKey: "ask-1" })).approvalId).toBe(theirAsk.approvalId);
   });
 });
 

@@ -31,13 +31,6 @@ export function mayActOn(caller: Pick<AgentPrincipal, "trustedAgents">, target: 
   return target.keyAtOrAbove || isTrustedFor(caller.trustedAgents, target.agent);
 }
 
-/**
- * Idempotency keys are unique in the workspace: one already used for another
- * key's work is refused without naming that work.
- */
-export const idempotencyKeyOfOtherWork = (key: string) =>
-  new DomainError("CONFLICT", `idempotencyKey "${key}" is already used in this workspace by work this agent key may not act on; use a new key`);
-
 export const TRUST_LIMITS = { globs: 50, globChars: 200 } as const;
 
 // As policy rules match agent names: `*` also crosses `/` (agent names are not paths).

@@ -5,7 +5,6 @@ import { DomainError, notFound } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import { checkUrlLiteral } from "../domain/outbound.ts";
 import { ACTIVE_RUN_STATUSES, isActive, planRequestEnding, type RequestEnding, type RunStatus } from "../domain/lifecycle.ts";
-import { idempotencyKeyOfOtherWork } from "../domain/authority.ts";
 import type { AgentPrincipal, OperatorPrincipal } from "../domain/principal.ts";
 import { cancelPendingApprovalsOf } from "./approvals/cancel-pending-approvals.ts";
 import { gateFactsOf, type GateFactsRow } from "./approvals/gate-facts-cache.ts";
@@ -172,9 +171,8 @@ async function beginRequestInSteps(deps: ServiceDeps, agent: AgentPrincipal, inp
 }
 
 async function findByIdempotencyKey(deps: ServiceDeps, agent: AgentPrincipal, key: string, sessionId: string) {
-  const existing = await deps.prisma.request.findUnique({ where: { workspaceId_idempotencyKey: { workspaceId: agent.workspaceId, idempotencyKey: key } } });
+  const existing = await deps.prisma.request.findUnique({ where: { agentKeyId_idempotencyKey: { agentKeyId: agent.agentKeyId, idempotencyKey: key } } });
   if (!existing) return null;
-  if (!(await mayActOnRequest(deps.prisma, agent, existing.id))) throw idempotencyKeyOfOtherWork(key);
   if (existing.sessionId !== sessionId) {
     throw new DomainError(
       "CONFLICT",

@@ -4,7 +4,7 @@
 // the same request, returns the approval it made.
 import { dequal } from "dequal";
 import { Prisma, type Approval } from "../../db/generated/client.ts";
-import { idempotencyKeyOfOtherWork, mayActOn } from "../../domain/authority.ts";
+import { mayActOn } from "../../domain/authority.ts";
 import { DomainError, notFound } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { isActive, type DecisionAction, type RunStatus, type TimeoutOutcome } from "../../domain/lifecycle.ts";
@@ -524,8 +524,7 @@ async function policyDecision(
 }
 
 async function findByIdempotencyKey(deps: ServiceDeps, agent: AgentPrincipal, key: string, requestId: string) {
-  const existing = await deps.prisma.approval.findUnique({ where: { workspaceId_idempotencyKey: { workspaceId: agent.workspaceId, idempotencyKey: key } } });
-  if (existing && !(await mayActOnRequest(deps.prisma, agent, existing.requestId))) throw idempotencyKeyOfOtherWork(key);
+  const existing = await deps.prisma.approval.findUnique({ where: { agentKeyId_idempotencyKey: { agentKeyId: agent.agentKeyId, idempotencyKey: key } } });
   if (existing && existing.requestId !== requestId) {
     throw new DomainError(
       "CONFLICT",
