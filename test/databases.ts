@@ -8,12 +8,12 @@ export interface ThrowawayDatabase {
   drop(): Promise<void>;
 }
 
-/** Creates an empty database on the server of `adminUrl`; drop() removes it. */
-export async function createEmptyPostgresDatabase(adminUrl: string, prefix = "tollgate_test"): Promise<ThrowawayDatabase> {
+/** Creates an empty database (or a copy of `template`) on the server of `adminUrl`; drop() removes it. */
+export async function createEmptyPostgresDatabase(adminUrl: string, prefix = "tollgate_test", template?: string): Promise<ThrowawayDatabase> {
   const name = `${prefix}_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;

@@ -1,25 +1,23 @@
-// Integration-test databases: every test file gets its own database (in-memory
-// PGlite, or a PostgreSQL database created for it when TOLLGATE_TEST_TARGET is
-// "postgres"), and every test starts from an empty, freshly bootstrapped one.
-import { readFile } from "node:fs/promises";
-import path from "node:path";
-import { PGlite } from "@electric-sql/pglite";
+// Integration-test databases: every test file gets its own migrated database
+// (an in-memory PGlite, or a PostgreSQL database when TOLLGATE_TEST_TARGET is
+// "postgres", each a copy of the run's template: templates.ts), and every test
+// starts from an empty, freshly bootstrapped one.
+import type { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import pg from "pg";
 import { afterAll, beforeAll, beforeEach } from "vitest";
-import { directStatements, pgliteOptions, postgresPool } from "../server/db/client.ts";
+import { directStatements, postgresPool } from "../server/db/client.ts";
 import { PrismaClient } from "../server/db/generated/client.ts";
-import { readMigrations } from "../server/db/schema-engine.ts";
 import { timedAdapterFactory } from "../server/db/timed-adapter.ts";
 import type { DirectSql } from "../server/db/direct-sql.ts";
-import { parseEnv } from "../server/env.ts";
 import { EventBus } from "../server/events/bus.ts";
 import { bootstrapWorkspace } from "../server/services/bootstrap.ts";
 import { createServiceDeps, type ServiceDeps } from "../server/services/deps.ts";
 import { appRouter } from "../server/api/router.ts";
 import { createCallerFactory, type TrpcContext } from "../server/api/trpc.ts";
 import { createEmptyPostgresDatabase as createThrowawayDatabase, type ThrowawayDatabase } from "./databases.ts";
+import { embeddedFromTemplate, postgresTemplate } from "./templates.ts";
 
 export const TEST_TARGET = process.env.TOLLGATE_TEST_TARGET === "postgres" ? "postgres" : "embedded";
 export const ADMIN = { email: "admin@example.com", password: "correct horse battery" };
@@ -36,18 +34,21 @@ export interface TestDatabase {
   close(): Promise<void>;
 }
 
-async function migrationSql(): Promise<string[]> {
-  const list = await readMigrations();
-  return Promise.all(
-    list.migrationDirectories.map((dir) => readFile(path.join(list.baseDir, dir.path, "migration.sql"), "utf8")),
-  );
+function testDatabaseAdminUrl(): string {
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (!adminUrl) throw new Error("TOLLGATE_TEST_TARGET=postgres needs TEST_DATABASE_URL");
+  return adminUrl;
 }
 
 /** Creates an empty PostgreSQL database for the PostgreSQL run; returns its URL and how to drop it. */
 export function createEmptyPostgresDatabase(): Promise<ThrowawayDatabase> {
-  const adminUrl = process.env.TEST_DATABASE_URL;
-  if (!adminUrl) throw new Error("TOLLGATE_TEST_TARGET=postgres needs TEST_DATABASE_URL");
-  return createThrowawayDatabase(adminUrl);
+  return createThrowawayDatabase(testDatabaseAdminUrl());
+}
+
+/** Creates a PostgreSQL database holding every migration (a copy of the run's template; see templates.ts). */
+export async function createMigratedPostgresDatabase(): Promise<ThrowawayDatabase> {
+  const adminUrl = testDatabaseAdminUrl();
+  return createThrowawayDatabase(adminUrl, "tollgate_test", await postgresTemplate(adminUrl));
 }
 
 /**
@@ -78,14 +79,9 @@ function countingClient(adapter: PrismaPg | PrismaPGlite, directDriver: pg.Pool 
 
 /** A new, migrated database for one test file. */
 export async function createTestDatabase(): Promise<TestDatabase> {
-  const migrations = await migrationSql();
   if (TEST_TARGET === "postgres") {
-    const database = await createEmptyPostgresDatabase();
+    const database = await createMigratedPostgresDatabase();
     const url = new URL(database.url);
-    const client = new pg.Client({ connectionString: url.toString() });
-    await client.connect();
-    for (const sql of migrations) await client.query(sql);
-    await client.end();
     // One pool for Prisma's client and the direct statements, as the server has.
     let closing = false;
     const pool = postgresPool(url.toString(), () => closing);
@@ -104,9 +100,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       },
     };
   }
-  // Started as the server starts it, with the default page cache.
-  const pglite = await PGlite.create(pgliteOptions(parseEnv({}).TOLLGATE_EMBEDDED_CACHE_MB));
-  for (const sql of migrations) await pglite.exec(sql);
+  const pglite = await embeddedFromTemplate();
   const { prisma, sql, countStatements } = countingClient(new PrismaPGlite(pglite), pglite);
   return {
     prisma,

@@ -5,7 +5,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { freePort } from "./databases.ts";
-import { ADMIN, AGENT_KEY, createEmptyPostgresDatabase, TEST_TARGET } from "./harness.ts";
+import { ADMIN, AGENT_KEY, createMigratedPostgresDatabase, TEST_TARGET } from "./harness.ts";
+import { copyEmbeddedTemplate } from "./templates.ts";
 
 export interface ServerProcess {
   url: string;
@@ -25,7 +26,8 @@ export interface ServerProcessOptions {
 export async function serverProcess(options: ServerProcessOptions = {}): Promise<ServerProcess> {
   const port = await freePort();
   const dataDir = await mkdtemp(path.join(tmpdir(), "tollgate-proc-"));
-  const postgres = !options.databaseUrl && TEST_TARGET === "postgres" ? await createEmptyPostgresDatabase() : undefined;
+  const postgres = !options.databaseUrl && TEST_TARGET === "postgres" ? await createMigratedPostgresDatabase() : undefined;
+  if (!options.databaseUrl && TEST_TARGET !== "postgres") await copyEmbeddedTemplate(dataDir);
   let child: ChildProcess | undefined;
   let log = "";
   const url = `http://127.0.0.1:${port}`;

@@ -9,7 +9,8 @@ import { startServer, type RunningServer } from "../server/http.ts";
 import { setLogLevel } from "../server/log.ts";
 import type { Resolver } from "../server/net/outbound.ts";
 import { operatorClient, type OperatorClient } from "./clients.ts";
-import { ADMIN, AGENT_KEY, createEmptyPostgresDatabase, TEST_TARGET } from "./harness.ts";
+import { ADMIN, AGENT_KEY, createMigratedPostgresDatabase, TEST_TARGET } from "./harness.ts";
+import { copyEmbeddedTemplate } from "./templates.ts";
 
 export interface TestServer {
   server: RunningServer;
@@ -25,13 +26,14 @@ export async function startTestServer(extraEnv: Record<string, string> = {}, opt
   let cleanup: () => Promise<void>;
   const dataDir = await mkdtemp(path.join(tmpdir(), "tollgate-test-"));
   if (TEST_TARGET === "postgres") {
-    const database = await createEmptyPostgresDatabase();
+    const database = await createMigratedPostgresDatabase();
     databaseUrl = database.url;
     cleanup = async () => {
       await database.drop();
       await rm(dataDir, { recursive: true, force: true });
     };
   } else {
+    await copyEmbeddedTemplate(dataDir);
     cleanup = () => rm(dataDir, { recursive: true, force: true });
   }
   const env = parseEnv({
