@@ -52,6 +52,8 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024;
 // How often the tables that changed are analyzed: a check of their counters,
 // and ANALYZE only where autovacuum would have run it (and had not).
 const STATISTICS_EVERY_MS = 10_000;
+/** How long an idle keep-alive connection stays open: longer than a load balancer's 60 s. */
+export const IDLE_CONNECTION_TIMEOUT_MS = 65_000;
 
 export interface StartOptions {
   env: Env;
@@ -369,6 +371,16 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "not found" }));
   });
 
+  // An idle connection stays open longer than its clients keep it: a request
+  // sent on a connection the server is closing at that moment fails with
+  // ECONNRESET. Load balancers keep theirs up to 60 s, and Node's http.Agent
+  // with keepAlive and no timeout of its own (Playwright's request contexts)
+  // ignores the server's Keep-Alive hint and keeps them for ever: at Node's
+  // default of 5 s, a browser test whose steps between two API calls took
+  // about that long under load met the reset.
+  server.keepAliveTimeout = IDLE_CONNECTION_TIMEOUT_MS;
+  server.headersTimeout = IDLE_CONNECTION_TIMEOUT_MS + 1_000;
+
   if (nextUpgrade) {
     server.on("upgrade", (req, socket, head) => {
       if (!req.url?.startsWith("/socket.io")) void nextUpgrade!(req, socket, head);
@@ -427,7 +439,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       closing ??= (async () => {
         draining = true;
         shutdown.abort();
-        const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+        // A connection whose last request ends after this goes idle for the
+        // keep-alive timeout, which close() would wait out: such connections
+        // are closed as they go idle.
+        const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
+        const drained = new Promise<void>((resolve) => server.close(() => resolve())).finally(() => clearInterval(idleSweep));
         server.closeIdleConnections();
         await Promise.all([expiry.stop(), webhooks.stop(), notifications.stop(), escalations.stop(), statistics.stop()]);
         deps.mailer?.close();

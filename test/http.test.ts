@@ -1,7 +1,8 @@
 // The wire contract over real HTTP: plain JSON in and out, clear 4xx errors for bad input.
-import { request as httpRequest } from "node:http";
+import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { io } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { IDLE_CONNECTION_TIMEOUT_MS } from "../server/http.ts";
 import { AGENT_KEY } from "./harness.ts";
 import { operatorClient } from "./clients.ts";
 import { callHttp, startTestServer, type TestServer } from "./server.ts";
@@ -234,5 +235,21 @@ describe("single calls: the same answers as tRPC's adapter", () => {
     expect(adapter.framing).toBe("chunked");
     expect(single.framing).toBe("length");
     expect({ ...single, framing: undefined }).toEqual({ ...adapter, framing: undefined });
+  });
+});
+
+describe("connections", () => {
+  it("connections: an idle connection is kept open longer than a load balancer keeps its own, and the server says so", async () => {
+    // A client reusing a connection the server is closing at that moment gets ECONNRESET, not an answer.
+    const keepAlive = await new Promise<string | undefined>((resolve, reject) => {
+      const req = httpRequest(`${test.url}/healthz`, { agent: new HttpAgent({ keepAlive: true }) }, (res) => {
+        res.resume();
+        res.on("end", () => resolve(String(res.headers["keep-alive"])));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    expect(keepAlive).toBe(`timeout=${IDLE_CONNECTION_TIMEOUT_MS / 1000}`);
+    expect(IDLE_CONNECTION_TIMEOUT_MS).toBeGreaterThan(60_000);
   });
 });
