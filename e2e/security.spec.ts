@@ -3,8 +3,9 @@
 // returns only to the console's own pages, and repeated wrong passwords are
 // told when to retry.
 import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { expect, test, type Page } from "@playwright/test";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, BASE_URL, E2E_PORT } from "./fixtures";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, BASE_URL } from "./fixtures";
 import { awaitDecision, finalScreenshot, inboxRow, logIn, loginFormReady, requestApproval, sendNow, unique } from "./helpers";
 
 const detail = (page: Page) => page.getByRole("region", { name: "Approval detail" });
@@ -32,9 +33,9 @@ test("a page on another origin of the same site cannot frame the logged-in inbox
   const framerServer = createServer((_req, res) => {
     res.writeHead(200, { "content-type": "text/html" }).end(`<!doctype html><title>framer</title><iframe id="victim" src="${BASE_URL}/" width="800" height="600"></iframe>`);
   });
-  await new Promise<void>((resolve) => framerServer.listen(E2E_PORT + 1, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => framerServer.listen(0, "127.0.0.1", resolve));
   try {
-    const framer = `http://127.0.0.1:${E2E_PORT + 1}/`;
+    const framer = `http://127.0.0.1:${(framerServer.address() as AddressInfo).port}/`;
     const refused = page.waitForEvent("console", (message) => message.text().includes("frame-ancestors 'none'"));
     await page.goto(framer);
     await refused;

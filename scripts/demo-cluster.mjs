@@ -8,10 +8,12 @@ import { existsSync } from "node:fs";
 import { createServer } from "node:http";
 import { createProxyServer } from "http-proxy-3";
 import pg from "pg";
+import { demoPorts, describePorts, freePort } from "./demo-ports.mjs";
 
-const port = Number(process.env.PORT ?? 3000);
+const ports = await demoPorts();
+const port = ports.port;
 const url = `http://localhost:${port}`;
-const nodePorts = [port + 101, port + 102];
+const nodePorts = [await freePort(), await freePort()];
 const databaseUrl = process.env.DATABASE_URL ?? "postgres://root@127.0.0.1:5432/tollgate_demo_cluster";
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
@@ -45,6 +47,7 @@ const env = {
   TOLLGATE_AGENT_KEY: process.env.TOLLGATE_AGENT_KEY ?? "tgk_demo_agent_key_for_local_use",
   TOLLGATE_URL: `http://127.0.0.1:${port}`,
   TOLLGATE_OUTBOUND_ALLOW: process.env.TOLLGATE_OUTBOUND_ALLOW ?? "127.0.0.1,localhost",
+  TOLLGATE_DEMO_AGENT_PORTS: JSON.stringify(ports.agentPorts),
 };
 
 if (!existsSync(".next/BUILD_ID") || !existsSync("dist/server.mjs")) {
@@ -150,5 +153,6 @@ console.log(`
   Database: ${databaseUrl}   Redis: ${redisUrl}
   Log in as ${env.TOLLGATE_ADMIN_EMAIL} / ${env.TOLLGATE_ADMIN_PASSWORD}
   Agent key: ${env.TOLLGATE_AGENT_KEY}
+${describePorts(ports, false)}
   Stop one node (kill <pid>) and watch the other carry on. Press Ctrl+C to stop.
 `);

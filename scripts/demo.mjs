@@ -3,8 +3,10 @@
 // and prints where to log in.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { demoPorts, describePorts } from "./demo-ports.mjs";
 
-const port = process.env.PORT ?? "3000";
+const ports = await demoPorts();
+const port = String(ports.port);
 const url = `http://localhost:${port}`;
 const env = {
   ...process.env,
@@ -20,7 +22,9 @@ const env = {
   // Approvals are emailed to the demo's own mailbox (demo/mail-sink.ts) unless an SMTP server is given.
   // Local webhook receivers (a test Slack-compatible server, say) are allowed in the demo.
   TOLLGATE_OUTBOUND_ALLOW: process.env.TOLLGATE_OUTBOUND_ALLOW ?? "127.0.0.1,localhost",
-  TOLLGATE_SMTP_URL: process.env.TOLLGATE_SMTP_URL ?? `smtp://127.0.0.1:${process.env.TOLLGATE_DEMO_SMTP_PORT ?? "2525"}`,
+  TOLLGATE_SMTP_URL: process.env.TOLLGATE_SMTP_URL ?? `smtp://127.0.0.1:${ports.smtpPort}`,
+  TOLLGATE_DEMO_SMTP_PORT: String(ports.smtpPort),
+  TOLLGATE_DEMO_AGENT_PORTS: JSON.stringify(ports.agentPorts),
 };
 
 if (!existsSync(".next/BUILD_ID") || !existsSync("dist/server.mjs")) {
@@ -82,6 +86,7 @@ console.log(`
   Tollgate is running: ${url}
   Log in as ${env.TOLLGATE_ADMIN_EMAIL} / ${env.TOLLGATE_ADMIN_PASSWORD}
   Agent key: ${env.TOLLGATE_AGENT_KEY}
+${describePorts(ports, !process.env.TOLLGATE_SMTP_URL)}
   A new customer conversation starts every few seconds; its email needs your approval.
   An MCP client calls the demo's notes server through tollgate-mcp: its calls wait in the inbox as agent "notes".
   Each approval is also emailed to the operators (see the [mailbox] lines: its link opens it in the console).
