@@ -7,7 +7,8 @@ import { openDatabase, type Database } from "../server/db/client.ts";
 import { Prisma } from "../server/db/generated/client.ts";
 import { log } from "../server/log.ts";
 import { queryOnce } from "./databases.ts";
-import { createEmptyPostgresDatabase, TEST_TARGET } from "./harness.ts";
+import { createEmptyPostgresDatabase } from "./harness.ts";
+import { describeWith, needsPostgres } from "./requires.ts";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -36,7 +37,7 @@ function nextLogged(level: "warn" | "debug"): Promise<string> {
   return new Promise((resolve) => vi.spyOn(log, level).mockImplementation((message) => resolve(message)));
 }
 
-describe.skipIf(TEST_TARGET !== "postgres")("the database server ends the server's connections", () => {
+describeWith(needsPostgres())("the database server ends the server's connections", () => {
   it("an idle connection ended is logged, and the next statements, Prisma's and direct, open new ones", async () => {
     const { database, url } = await openOnNewDatabase();
     cleanups.push(() => database.close());

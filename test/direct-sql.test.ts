@@ -6,7 +6,8 @@ import { DatabaseStatementError } from "../server/db/direct-sql.ts";
 import { Prisma } from "../server/db/generated/client.ts";
 import { isUniqueViolation } from "../server/services/transaction.ts";
 import { withPreparedStatements } from "../server/db/prepared-statements.ts";
-import { createTestDatabase, TEST_TARGET, type TestDatabase } from "./harness.ts";
+import { createTestDatabase, type TestDatabase } from "./harness.ts";
+import { describeWith, needsEmbedded } from "./requires.ts";
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -116,7 +117,7 @@ describe("a direct statement", () => {
   });
 });
 
-describe.skipIf(TEST_TARGET === "postgres")("PGlite's prepared statements", () => {
+describeWith(needsEmbedded())("PGlite's prepared statements", () => {
   let pglite: PGlite;
   let prepared: PGlite;
   beforeAll(async () => {

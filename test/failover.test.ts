@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentSdk, operatorClient } from "./clients.ts";
 import { createEmptyPostgresDatabase, TEST_TARGET } from "./harness.ts";
 import { serverProcess, type ServerProcess } from "./process.ts";
+import { describeWith, needsPostgres } from "./requires.ts";
 
 const onPostgres = TEST_TARGET === "postgres";
 let nodes: ServerProcess[] = [];
@@ -45,7 +46,7 @@ afterAll(async () => {
   await new Promise<void>((resolve) => receiver.close(() => resolve()));
 });
 
-describe.skipIf(!onPostgres)("a node dies", () => {
+describeWith(needsPostgres())("a node dies", () => {
   it("multi-node: after node A is SIGKILLed, node B applies A's due timeout and delivers A's webhook, each exactly once", async () => {
     const [a, b] = nodes as [ServerProcess, ServerProcess];
     const onA = agentSdk(a.url);

@@ -12,7 +12,8 @@ import { createServiceDeps, type ServiceDeps } from "../server/services/deps.ts"
 import { ATTEMPTS } from "../server/services/transaction.ts";
 import { queryOnce } from "./databases.ts";
 import { unchainedEndings } from "./unchained-endings.ts";
-import { agentCaller, operatorCaller, TEST_TARGET, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
+import { agentCaller, operatorCaller, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
+import { describeWith, needsPostgres } from "./requires.ts";
 
 let db: TestDatabase;
 let app: TestApp;
@@ -78,7 +79,7 @@ async function untilBackends(url: string, where: string, done: (count: number) =
   }
 }
 
-describe.skipIf(TEST_TARGET !== "postgres")("lock order (PostgreSQL)", () => {
+describeWith(needsPostgres())("lock order (PostgreSQL)", () => {
   let url: string;
   beforeAll(() => {
     url = db.url!;

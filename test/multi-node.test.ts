@@ -14,6 +14,7 @@ import { startServer, type RunningServer } from "../server/http.ts";
 import { setLogLevel } from "../server/log.ts";
 import { agentSdk, operatorClient } from "./clients.ts";
 import { ADMIN, AGENT_KEY, createEmptyPostgresDatabase, TEST_TARGET } from "./harness.ts";
+import { describeWith, firstMissing, needsPostgres, needsRedis } from "./requires.ts";
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 
@@ -80,7 +81,7 @@ for (const [transport, redisUrl] of [
   ["Redis", REDIS_URL],
   ["PostgreSQL LISTEN/NOTIFY", undefined],
 ] as const) {
-  describe.skipIf(TEST_TARGET !== "postgres" || (redisUrl !== undefined && !redisUp))(`several nodes, events through ${transport}`, () => {
+  describeWith(firstMissing(needsPostgres(), redisUrl === undefined ? undefined : needsRedis(redisUp, REDIS_URL)))(`several nodes, events through ${transport}`, () => {
     const nodes = useTwoNodes(redisUrl);
 
     it("multi-node: an approval requested on node B is pushed to an operator on node A, and a decision on B wakes a long-poll on A", async () => {
@@ -175,7 +176,7 @@ for (const [transport, redisUrl] of [
   });
 }
 
-describe.skipIf(!redisUp)("several nodes sharing Redis", () => {
+describeWith(firstMissing(needsPostgres(), needsRedis(redisUp, REDIS_URL)))("several nodes sharing Redis", () => {
   const nodes = useTwoNodes(REDIS_URL);
 
   it("multi-node: failed logins on one node throttle the account on the other (counters in Redis)", async () => {

@@ -16,7 +16,8 @@ import { DecisionBatches } from "../server/services/approvals/decision-batches.t
 import { analyzeChangedTables } from "../server/services/planner-statistics.ts";
 import { insertVersionIfUnchanged } from "../server/services/thread-state.ts";
 import { unchainedEndings } from "./unchained-endings.ts";
-import { AGENT_KEY, agentCaller, callerWith, operatorCaller, TEST_TARGET, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
+import { needsPostgres, skipWithout } from "./requires.ts";
+import { AGENT_KEY, agentCaller, callerWith, operatorCaller, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
 
 let db: TestDatabase;
 let app: TestApp;
@@ -1168,7 +1169,8 @@ describe("after the decision: the agent's reads and reports", () => {
 });
 
 describe("the execution report's write-once guard", () => {
-  it.skipIf(TEST_TARGET !== "postgres")("two reports racing with other arguments: one is written and traced, the other is a CONFLICT", async () => {
+  it("two reports racing with other arguments: one is written and traced, the other is a CONFLICT", async ({ skip }) => {
+    skipWithout(skip, needsPostgres());
     const agent = agentCaller(app.deps);
     const operator = await operatorCaller(app.deps);
     const { sessionId } = await agent.session.open({ title: "racing reports" });
@@ -1187,7 +1189,8 @@ describe("the execution report's write-once guard", () => {
 });
 
 describe("the audit chain's head, locked and read in one statement", () => {
-  it.skipIf(TEST_TARGET !== "postgres")("appends racing in one workspace each chain to the one before: numbered without gaps, and the chain verifies", async () => {
+  it("appends racing in one workspace each chain to the one before: numbered without gaps, and the chain verifies", async ({ skip }) => {
+    skipWithout(skip, needsPostgres());
     const actor = { type: "system" as const, id: "test", label: "test" };
     const before = await db.prisma.auditEntry.count({ where: { workspaceId: app.workspaceId } });
     await Promise.all(

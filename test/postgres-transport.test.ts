@@ -7,9 +7,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { bridgeBus } from "../server/events/bridge.ts";
 import { EventBus } from "../server/events/bus.ts";
 import { postgresTransport } from "../server/events/postgres-transport.ts";
-import { createEmptyPostgresDatabase, TEST_TARGET } from "./harness.ts";
+import { createEmptyPostgresDatabase } from "./harness.ts";
+import { describeWith, needsPostgres } from "./requires.ts";
 
-describe.skipIf(TEST_TARGET !== "postgres")("the event bridge over LISTEN/NOTIFY", () => {
+describeWith(needsPostgres())("the event bridge over LISTEN/NOTIFY", () => {
   let url: string;
   let drop: () => Promise<void>;
   beforeAll(async () => {
@@ -52,7 +53,7 @@ describe.skipIf(TEST_TARGET !== "postgres")("the event bridge over LISTEN/NOTIFY
   });
 });
 
-describe.skipIf(TEST_TARGET !== "postgres")("the event bridge between two nodes over LISTEN/NOTIFY", () => {
+describeWith(needsPostgres())("the event bridge between two nodes over LISTEN/NOTIFY", () => {
   it("events alike in content all arrive, in order, even when they go in one NOTIFY (PostgreSQL delivers identical ones once)", async () => {
     const { url, drop } = await createEmptyPostgresDatabase();
     const [busA, busB] = [new EventBus(), new EventBus()];
@@ -76,7 +77,7 @@ describe.skipIf(TEST_TARGET !== "postgres")("the event bridge between two nodes 
   });
 });
 
-describe.skipIf(TEST_TARGET !== "postgres")("the event bridge sends nothing while no other node listens", () => {
+describeWith(needsPostgres())("the event bridge sends nothing while no other node listens", () => {
   let url: string;
   let drop: () => Promise<void>;
   let notifies = 0;

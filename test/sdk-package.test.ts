@@ -12,7 +12,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OperatorClient } from "./clients.ts";
 import { startMessagesApi } from "./anthropic-messages-standin.ts";
-import { AGENT_KEY, TEST_TARGET } from "./harness.ts";
+import { AGENT_KEY } from "./harness.ts";
+import { describeWith, needsEmbedded } from "./requires.ts";
 import { useTestServer, type TestServer } from "./server.ts";
 
 const run = promisify(execFile);
@@ -26,7 +27,7 @@ useTestServer((server, client) => {
   operator = client;
 });
 
-describe.skipIf(TEST_TARGET === "postgres")("the packed SDK (@tollgate/sdk)", () => {
+describeWith(needsEmbedded())("the packed SDK (@tollgate/sdk)", () => {
   let scratch: string;
   let packed: { filename: string; files: { path: string }[] };
 
@@ -72,6 +73,7 @@ describe.skipIf(TEST_TARGET === "postgres")("the packed SDK (@tollgate/sdk)", ()
 import { createReceiptVerifier, argsSha256 } from "@tollgate/sdk/receipts";
 import { verifyWebhook } from "@tollgate/sdk/webhooks";
 import { runWithApprovals, type LangGraphRunResult } from "@tollgate/sdk/langgraph";
+import { describeWith, needsEmbedded } from "./requires.ts";
 
 const tollgate = createTollgate({ url: "http://localhost:3000", apiKey: "tgk_example" });
 export async function example(): Promise<GateOutcome<{ sent: boolean }>> {
