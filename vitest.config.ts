@@ -1,6 +1,26 @@
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
-import { defineConfig } from "vitest/config";
+import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
+
+/** Scenarios too slow for every change: `npm run test:long` runs them (README, "Test it"). */
+const LONG = ["test/**/*.long.test.ts"];
+
+/** What the integration files share, in `npm test` and in `npm run test:long`. */
+const integration: NonNullable<TestProjectInlineConfiguration["test"]> = {
+  environment: "node",
+  testTimeout: 60_000,
+  hookTimeout: 120_000,
+  // Migrated template databases, made once, copied for each file (test/templates.ts).
+  globalSetup: ["test/global-setup.ts"],
+  // Each file gets its own database; PGlite runs on the main thread of
+  // its worker, so files run in separate processes.
+  pool: "forks",
+  fileParallelism: true,
+  // The files mostly wait (on their servers, sockets and PostgreSQL), so
+  // two run at once even on 2 cores, where vitest's default (one fewer
+  // than the cores) would run them one by one: a third less time there.
+  maxWorkers: Math.max(2, availableParallelism() - 1),
+};
 
 export default defineConfig({
   test: {
@@ -15,24 +35,16 @@ export default defineConfig({
           // A few of these start an embedded database, whose first start
           // compiles PostgreSQL's WebAssembly: slow on a busy 2-core machine.
           hookTimeout: 60_000,
+          // Those copy the migrated template (test/templates.ts), made here once.
+          globalSetup: ["test/global-setup.ts"],
         },
       },
       {
-        test: {
-          name: "integration",
-          include: ["test/**/*.test.ts"],
-          environment: "node",
-          testTimeout: 60_000,
-          hookTimeout: 120_000,
-          // Each file gets its own database; PGlite runs on the main thread of
-          // its worker, so files run in separate processes.
-          pool: "forks",
-          fileParallelism: true,
-          // The files mostly wait (on their servers, sockets and PostgreSQL), so
-          // two run at once even on 2 cores, where vitest's default (one fewer
-          // than the cores) would run them one by one: a third less time there.
-          maxWorkers: Math.max(2, availableParallelism() - 1),
-        },
+        test: { ...integration, name: "integration", include: ["test/**/*.test.ts"], exclude: LONG },
+      },
+      {
+        // The long scenarios, and the fuzzer with its full number of cases.
+        test: { ...integration, name: "long", include: [...LONG, "test/fuzz.test.ts"], env: { TOLLGATE_LONG_TESTS: "1" }, testTimeout: 600_000 },
       },
     ],
   },

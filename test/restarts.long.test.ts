@@ -12,6 +12,7 @@ import { agentSdk, operatorClient, type OperatorClient } from "./clients.ts";
 import { freePort } from "./databases.ts";
 import { createEmptyPostgresDatabase, TEST_TARGET } from "./harness.ts";
 import { serverProcess, type ServerProcess } from "./process.ts";
+import { describeWith, firstMissing, needsPostgres } from "./requires.ts";
 
 const onPostgres = TEST_TARGET === "postgres";
 const redisInstalled = onPostgres && (await new Promise<boolean>((resolve) => spawn("redis-server", ["--version"]).on("exit", (code) => resolve(code === 0)).on("error", () => resolve(false))));
@@ -111,7 +112,7 @@ afterAll(async () => {
   await dropDatabase?.();
 });
 
-describe.skipIf(!redisInstalled)("restarts under way", () => {
+describeWith(firstMissing(needsPostgres(), redisInstalled ? undefined : { reason: "needs the redis-server program (Debian package redis-server)", service: true }))("restarts under way", () => {
   it("multi-node: Redis restarted mid-run: readiness says so, logins go on, pushes across nodes resume, and clients told to read again miss nothing", async () => {
     const [a, b] = nodes as [ServerProcess, ServerProcess];
     const agent = agentSdk(a.url, undefined, { push: true });
