@@ -155,3 +155,22 @@ export async function diffMigrationsToSchema(
     return result.exitCode === 2 ? sql : "";
   });
 }
+
+/**
+ * The SQL that creates prisma/schema.prisma's tables, indexes and types in an
+ * empty database: what the migrations build, less the functions and triggers
+ * (server/db/sql/) and what the schema cannot say (partial indexes).
+ */
+export async function schemaSql(adapterFactory: SqlMigrationAwareDriverAdapterFactory): Promise<string> {
+  const text = await readFile(SCHEMA_PATH, "utf8");
+  return withEngine(adapterFactory, text, async (engine) => {
+    const result = await engine.diff({
+      from: { tag: "empty" },
+      to: { tag: "schemaDatamodel", files: [{ path: SCHEMA_PATH, content: text }] },
+      script: true,
+      exitCode: null,
+      filters: noFilters,
+    });
+    return result.stdout ?? "";
+  });
+}
