@@ -17,7 +17,15 @@ DECLARE
   created "Approval";
 BEGIN
   -- 1. The approval, as the server built it (json keeps the arguments' order).
-  INSERT INTO "Approval" SELECT * FROM json_populate_record(NULL::"Approval", p_approval) RETURNING * INTO created;
+  --    Arguments that are the JSON value null (LangGraph's interrupt(null)) stay
+  --    that value, and so do a rule's approved ones: json_populate_record would
+  --    read them as SQL NULL.
+  created := json_populate_record(NULL::"Approval", p_approval);
+  created."proposedArgs" := p_approval->'proposedArgs';
+  IF created.status = 'APPROVED' THEN
+    created."approvedArgs" := p_approval->'approvedArgs';
+  END IF;
+  INSERT INTO "Approval" SELECT (created).* RETURNING * INTO created;
 
   -- 2. A pending approval: one more along the chain, which pauses; then the tasks.
   IF created.status = 'PENDING' THEN
