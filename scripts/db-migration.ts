@@ -4,7 +4,7 @@
 // migrations are never rewritten; the new one goes in a folder of its own.
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { PGlite } from "@electric-sql/pglite";
+import { PGlite, type PGliteInterface } from "@electric-sql/pglite";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { MIGRATIONS_DIR, diffMigrationsToSchema, readMigrations } from "../server/db/schema-engine.ts";
 import { loadSqlSource, migrationBetween, readCatalog, readSqlSource, type Query } from "../server/db/sql-source.ts";
@@ -25,7 +25,7 @@ const migrated = await PGlite.create();
 const migrations = await readMigrations();
 for (const dir of migrations.migrationDirectories) await migrated.exec(await readFile(path.join(MIGRATIONS_DIR, dir.path, "migration.sql"), "utf8"));
 const fromSource = await migrated.clone();
-const queryOf = (database: PGlite): Query => async <Row>(sql: string) => ((await database.exec(sql)).at(-1)?.rows ?? []) as Row[];
+const queryOf = (database: PGliteInterface): Query => async <Row>(sql: string) => ((await database.exec(sql)).at(-1)?.rows ?? []) as Row[];
 if (schemaChange.trim()) await fromSource.exec(schemaChange);
 await loadSqlSource(queryOf(fromSource), await readSqlSource());
 const sqlChange = migrationBetween(await readCatalog(queryOf(migrated)), await readCatalog(queryOf(fromSource)));
