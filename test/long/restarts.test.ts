@@ -8,11 +8,11 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createProxyServer } from "http-proxy-3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentSdk, operatorClient, type OperatorClient } from "./clients.ts";
-import { freePort } from "./databases.ts";
-import { createEmptyPostgresDatabase, TEST_TARGET } from "./harness.ts";
-import { serverProcess, type ServerProcess } from "./process.ts";
-import { describeWith, firstMissing, needsPostgres } from "./requires.ts";
+import { agentSdk, operatorClient, type OperatorClient } from "../clients.ts";
+import { freePort } from "../databases.ts";
+import { createEmptyPostgresDatabase, TEST_TARGET } from "../harness.ts";
+import { serverProcess, type ServerProcess } from "../process.ts";
+import { describeWith, firstMissing, needsPostgres } from "../requires.ts";
 
 const onPostgres = TEST_TARGET === "postgres";
 const redisInstalled = onPostgres && (await new Promise<boolean>((resolve) => spawn("redis-server", ["--version"]).on("exit", (code) => resolve(code === 0)).on("error", () => resolve(false))));
