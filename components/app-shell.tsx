@@ -84,8 +84,9 @@ export function AppShell({ children, fill = false }: { children: ReactNode; fill
         <PendingTitle />
         <DecisionToasts />
         <div className={fill ? "flex h-screen flex-col" : "min-h-screen"}>
-          <header className="flex min-h-12 shrink-0 flex-wrap items-center justify-between gap-x-6 gap-y-1 border-b border-slate-200 bg-white px-4 py-2 sm:px-6">
-            <nav className="flex flex-wrap items-center gap-x-4 gap-y-1 text-sm sm:gap-x-6" aria-label="Main">
+          {/* On a phone one row that scrolls sideways, so the page keeps its height for the approval. */}
+          <header className="flex min-h-11 shrink-0 items-center gap-x-4 overflow-x-auto whitespace-nowrap border-b border-slate-200 bg-white px-3 py-1.5 sm:min-h-12 sm:flex-wrap sm:justify-between sm:gap-x-6 sm:gap-y-1 sm:overflow-visible sm:whitespace-normal sm:px-6 sm:py-2">
+            <nav className="flex items-center gap-x-4 text-sm sm:flex-wrap sm:gap-x-6 sm:gap-y-1" aria-label="Main">
               <span className="font-semibold tracking-tight">Tollgate</span>
               <WorkspaceSwitcher />
               {NAV.map((item) => {
@@ -102,7 +103,7 @@ export function AppShell({ children, fill = false }: { children: ReactNode; fill
                 );
               })}
             </nav>
-            <div className="flex flex-wrap items-center gap-x-4 gap-y-1 text-sm">
+            <div className="flex items-center gap-x-4 text-sm sm:flex-wrap sm:gap-y-1">
               <ConnectionIndicator />
               <DesktopAlertsToggle />
               <span data-testid="operator-identity">

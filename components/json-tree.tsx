@@ -12,11 +12,12 @@ const STYLE = {
   quotesForFieldNames: true,
 };
 
-export function JsonTree({ value, label }: { value: unknown; label: string }) {
+/** `bare`: no frame of its own (a value inside another view of the arguments). */
+export function JsonTree({ value, label, bare = false }: { value: unknown; label: string; bare?: boolean }) {
   // The tree needs an object or an array at the top; anything else is one value.
   if (value === null || typeof value !== "object") return <PlainJson value={value} label={label} className="whitespace-pre-wrap break-words" />;
   return (
-    <div role="group" aria-label={label} className="rounded border border-slate-200 bg-slate-50 p-3">
+    <div role="group" aria-label={label} className={bare ? "min-w-0" : "rounded border border-slate-200 bg-slate-50 p-3"}>
       <JsonView data={value as object} style={STYLE} shouldExpandNode={allExpanded} />
     </div>
   );

@@ -37,9 +37,9 @@ describe("reference scenario", () => {
     expect(tree.roots[0]!.children[2]!.children.map((child) => child.agent)).toEqual(["A3", "A4"]);
 
     // Follow-on: R7 in T1, R8 in T3.
-    const R7 = await agent.request.begin({ sessionId: S1, agent: "O1", taskId: O1.taskId });
+    const R7 = await agent.request.begin({ sessionId: S1, agent: "O1", taskId: O1.taskId, input: { ticket: "TG-42", ask: "refund order 1001" } });
     expect(R7.taskId).toBe(O1.taskId);
-    const R8 = await agent.request.begin({ sessionId: S1, agent: "A2", taskId: A2.taskId, parentRequestId: R7.requestId });
+    const R8 = await agent.request.begin({ sessionId: S1, agent: "A2", taskId: A2.taskId, parentRequestId: R7.requestId, input: "Email the customer\nthat the refund is on its way" });
     expect(R8.taskId).toBe(A2.taskId);
     expect(await statuses([R7.requestId, R8.requestId, O1.taskId, A2.taskId])).toEqual(["RUNNING", "RUNNING", "RUNNING", "RUNNING"]);
 
@@ -55,6 +55,9 @@ describe("reference scenario", () => {
 
     const chain = await operator.request.get({ requestId: R8.requestId });
     expect(chain.chain.map((link) => link.agent)).toEqual(["O1", "A2"]);
+    // What each level was asked, and the session's title, as the review screen shows them.
+    expect(chain.chain.map((link) => link.inputSummary)).toEqual(["ticket: TG-42 · ask: refund order 1001", "Email the customer …"]);
+    expect(chain.session).toMatchObject({ sessionId: S1, title: "reference" });
 
     const decided = await operator.approval.decide({ approvalId: asked.approvalId, action: "approve" });
     expect(decided).toMatchObject({ status: "APPROVED", decision: { action: "approve", decidedBy: "admin@example.com" } });

@@ -13,7 +13,7 @@ import { canDecide, useOperator } from "../app-shell";
 import { ArgsComparison } from "../args-comparison";
 import { FrameworkBadge } from "../framework-badge";
 import { AgentMarkdown } from "../markdown";
-import { JsonTree } from "../json-tree";
+import { ArgsView } from "../args-view";
 import { ACTION_LABEL, ApprovalBadge, ErrorNote, Loading } from "../ui";
 import { ApprovalNotifications, describeAsked } from "./approval-notifications";
 import { DecisionPanel, type DecisionPanelHandle } from "./decision-panel";
@@ -235,7 +235,7 @@ export const ApprovalDetail = forwardRef<
       {showComparison ? (
         <ArgsComparison proposed={approval.args} approved={approval.approvedArgs} executed={approval.executedArgs} executedAt={approval.executedAt} />
       ) : (
-        <JsonTree value={approval.args} label="Proposed arguments as JSON" />
+        <ArgsView value={approval.args} label="Proposed arguments as JSON" />
       )}
     </section>
   );

@@ -261,7 +261,7 @@ export function Inbox() {
         </footer>
       </section>
 
-      <section aria-label="Approval detail" className={`${selectedId ? "block" : "hidden md:block"} min-w-0 flex-1 overflow-auto bg-white p-4 md:p-5`}>
+      <section aria-label="Approval detail" className={`${selectedId ? "block" : "hidden md:block"} min-w-0 flex-1 overflow-auto bg-white px-4 pt-4 md:px-5 md:pt-5`}>
         {selectedId ? (
           <>
             <button type="button" onClick={() => open(null)} className="mb-3 text-sm text-slate-600 underline decoration-slate-300 md:hidden">

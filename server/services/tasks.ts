@@ -1,6 +1,7 @@
 // Read models for the console: a session's task tree, a request with its call
 // chain, and a task's timeline (interaction history and execution trace).
 import { notFound } from "../domain/errors.ts";
+import { inputSummary } from "../domain/input-summary.ts";
 import type { RunStatus } from "../domain/lifecycle.ts";
 import type { ServiceDeps } from "./deps.ts";
 
@@ -75,10 +76,10 @@ export async function taskTree(deps: ServiceDeps, workspaceId: string, sessionId
 
 /** A request and the chain of requests that invoked it, from the client's end down to it. */
 export async function requestWithChain(deps: ServiceDeps, workspaceId: string, requestId: string) {
-  const request = await deps.prisma.request.findFirst({ where: { id: requestId, workspaceId }, include: { task: true } });
+  const request = await deps.prisma.request.findFirst({ where: { id: requestId, workspaceId }, include: { task: true, session: true } });
   if (!request) throw notFound("request", requestId);
   const chain = await deps.prisma.$queryRaw<
-    { id: string; taskId: string; agent: string; status: RunStatus; pendingApprovals: number; depth: number }[]
+    { id: string; taskId: string; agent: string; status: RunStatus; pendingApprovals: number; depth: number; input: unknown }[]
   >`
     WITH RECURSIVE chain AS (
       SELECT id, "parentRequestId", 0 AS depth FROM "Request" WHERE id = ${requestId}
@@ -86,7 +87,7 @@ export async function requestWithChain(deps: ServiceDeps, workspaceId: string, r
       SELECT r.id, r."parentRequestId", chain.depth + 1 FROM "Request" r JOIN chain ON r.id = chain."parentRequestId"
       WHERE chain.depth < 1000
     )
-    SELECT r.id, r."taskId", t.agent, r.status, r."pendingApprovals", chain.depth
+    SELECT r.id, r."taskId", t.agent, r.status, r."pendingApprovals", chain.depth, r.input
     FROM chain JOIN "Request" r USING (id) JOIN "Task" t ON t.id = r."taskId"
     ORDER BY chain.depth DESC`;
   return {
@@ -105,12 +106,15 @@ export async function requestWithChain(deps: ServiceDeps, workspaceId: string, r
       endedAt: request.endedAt?.toISOString() ?? null,
       traceparent: request.traceparent,
     },
+    session: { sessionId: request.session.id, title: request.session.title, createdAt: request.session.createdAt.toISOString() },
     chain: chain.map((link) => ({
       requestId: link.id,
       taskId: link.taskId,
       agent: link.agent,
       status: link.status,
       pendingApprovals: Number(link.pendingApprovals),
+      // What each level was asked, in one line: the chain shows it beside the agent.
+      inputSummary: inputSummary(link.input),
     })),
   };
 }
