@@ -24,9 +24,9 @@ DECLARE
   the_task_id text;
   new_task_status "RunStatus";
 BEGIN
-  -- 1. An idempotency key already used: the general path answers with that request, or refuses.
+  -- 1. An idempotency key this agent key already used: the general path answers with that request, or refuses.
   IF p_idempotency_key IS NOT NULL AND EXISTS (
-    SELECT 1 FROM "Request" WHERE "workspaceId" = p_workspace_id AND "idempotencyKey" = p_idempotency_key
+    SELECT 1 FROM "Request" WHERE "agentKeyId" = p_agent_key_id AND "idempotencyKey" = p_idempotency_key
   ) THEN
     RETURN QUERY SELECT 'elsewhere'::text, NULL::text, NULL::"RunStatus", false;
     RETURN;
