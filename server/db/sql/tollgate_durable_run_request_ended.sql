@@ -8,6 +8,10 @@
 CREATE OR REPLACE FUNCTION public.tollgate_durable_run_request_ended()
  RETURNS trigger
  LANGUAGE plpgsql
+ SET plan_cache_mode TO 'force_generic_plan'
+ SET enable_seqscan TO 'off'
+ SET enable_hashjoin TO 'off'
+ SET enable_mergejoin TO 'off'
 AS $function$
 BEGIN
   UPDATE "DurableRun" SET state = NULL, "leaseHolder" = NULL, "leaseExpiresAt" = NULL
