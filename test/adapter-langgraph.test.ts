@@ -128,7 +128,7 @@ describe("LangGraph adapter", () => {
     expect(responses).toEqual([{ type: "response", args: "at most 50, then ask again" }]);
   });
 
-  it("langchain v1: humanInTheLoopMiddleware's tool calls are approvals without a free-text answer, and an edit reaches the tool", async () => {
+  it("langchain v1: humanInTheLoopMiddleware's tool calls are approvals without a free-text answer, an edit reaches the tool, and what ran is recorded", async () => {
     const received: unknown[] = [];
     const sendEmail = tool(
       async (args) => {
@@ -155,6 +155,12 @@ describe("LangGraph adapter", () => {
     await run;
     close();
     expect(received).toEqual([{ to: "ada@example.com", body: "Your refund" }]);
+    // What ran, read from the middleware's tool message, is recorded on the approval.
+    expect(await operator.approval.get.query({ approvalId: approval!.approvalId })).toMatchObject({
+      executedArgs: { to: "ada@example.com", body: "Your refund" },
+      executionResult: "sent",
+      executionDeviated: false,
+    });
   });
 
   it("langgraph: an Agent Inbox interrupt that takes neither ignore nor response can still be rejected: the run ends without resuming the graph, and the approval says so", async () => {

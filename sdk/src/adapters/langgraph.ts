@@ -20,6 +20,7 @@
 // paused.
 import { Command, INTERRUPT, MemorySaver } from "@langchain/langgraph";
 import type { ApprovalResult, DecisionAction, Json } from "../contract.ts";
+import { argsSha256 } from "../receipts.ts";
 import { clip, SUMMARY_CHARS } from "./text.ts";
 import { RunDrivenElsewhereError } from "../durable-run.ts";
 import type { RequestHandle, Tollgate } from "../index.ts";
@@ -89,6 +90,14 @@ interface Translation {
   notRun?(results: ApprovalResult[]): NotRun[];
   /** A decision the interrupt cannot be resumed with: the run ends there, without resuming the graph. */
   endsRun?(results: ApprovalResult[]): NotRun | null;
+  /** Where the graph runs the approved calls itself: what ran, read from the state's messages after the resume. */
+  ran?(results: ApprovalResult[], messages: unknown[]): Ran[];
+}
+
+interface Ran {
+  approvalId: string;
+  args: Json;
+  result: Json;
 }
 
 interface NotRun {
@@ -219,6 +228,10 @@ export async function runWithApprovals<T = unknown>(
       // Only the process that still drives the run resumes the graph.
       await run?.hold();
       result = await graph.invoke(new Command({ resume: Object.fromEntries(resumes.map(({ id, results, translation }) => [id, translation.resume(results)])) }), config);
+      if (resumes.some(({ translation }) => translation.ran)) {
+        const messages = (((await graph.getState(config)) as { values?: { messages?: unknown[] } }).values?.messages ?? []) as unknown[];
+        for (const ran of resumes.flatMap(({ results, translation }) => translation.ran?.(results, messages) ?? [])) await recordRun(tollgate, ran);
+      }
       // The subgraphs' requests end once the graph has moved past their interrupts.
       for (const child of children.values()) await (await child).complete();
     }
@@ -255,6 +268,32 @@ async function fromCheckpoint(graph: InterruptibleGraph, config: RunConfig): Pro
   const pending = (snapshot.tasks ?? []).flatMap((task) => task.interrupts ?? []);
   if (pending.length > 0) return { [INTERRUPT]: pending };
   return snapshot.next && snapshot.next.length > 0 ? graph.invoke(null, config) : snapshot.values;
+}
+
+/**
+ * Records a call the graph ran under an approval (the claim, then the report,
+ * as a tool that claims before it runs would); a call whose claim another
+ * process holds (a tool wrapped with runApproved) has reported itself.
+ */
+async function recordRun(tollgate: Tollgate, ran: Ran): Promise<void> {
+  const claimKey = `${tollgate.replicaId}:${ran.approvalId}`;
+  const claim = await tollgate.call("approval.claimExecution", { approvalId: ran.approvalId, claimKey });
+  if (!claim.granted) return;
+  await tollgate.call("approval.reportExecution", { approvalId: ran.approvalId, executedArgs: ran.args, result: ran.result, claimKey });
+}
+
+/** The tool calls of the state's messages that have a result: id → name, args and the tool message's content. */
+function toolCallsWithResults(messages: unknown[]): { name: string; args: unknown; result: unknown }[] {
+  const calls = new Map<string, { name: string; args: unknown }>();
+  const results = new Map<string, unknown>();
+  for (const message of messages) {
+    if (!isObject(message)) continue;
+    if (Array.isArray(message.tool_calls)) {
+      for (const call of message.tool_calls as { id?: string; name: string; args: unknown }[]) if (call.id) calls.set(call.id, { name: call.name, args: call.args });
+    }
+    if (typeof message.tool_call_id === "string") results.set(message.tool_call_id, message.content);
+  }
+  return [...calls].filter(([id]) => results.has(id)).map(([id, call]) => ({ ...call, result: results.get(id) }));
 }
 
 /** An approval of the run ended without a decision (its task or request was canceled): the graph does not go on. */
@@ -348,6 +387,16 @@ function fromHitlRequest(id: string, request: Record<string, unknown>): Translat
         return { type: "reject", ...(outcome.message ? { message: outcome.message } : {}) };
       }),
     }),
+    // What the middleware ran: each approved (or edited) call with a tool message, by name and arguments.
+    ran: (results, messages) => {
+      const done = toolCallsWithResults(messages);
+      return results.flatMap((result, index) => {
+        const outcome = outcomeOf(result, actions[index]!.args);
+        if (outcome.action !== "approve" && outcome.action !== "edit") return [];
+        const call = done.find((candidate) => candidate.name === actions[index]!.name && argsSha256(candidate.args) === argsSha256(outcome.args));
+        return call ? [{ approvalId: result.approvalId, args: call.args as Json, result: (call.result ?? null) as Json }] : [];
+      });
+    },
     // The middleware runs none of a turn's calls when one of them is rejected.
     notRun: (results) => {
       const outcomes = results.map((result, index) => outcomeOf(result, actions[index]!.args));
