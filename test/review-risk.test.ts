@@ -124,3 +124,20 @@ describe("cancel for a dead agent", () => {
     sdk.close();
   });
 });
+
+describe("failing channels", () => {
+  it("notifications: a channel whose latest announcements all failed is flagged failing on the channel list, with its error", async () => {
+    // Nothing listens on port 9 of this machine: every delivery is refused, for real.
+    const { channel: created } = await operator.notification.createChannel.mutate({ name: "dead-hook", kind: "SLACK", url: "http://127.0.0.1:9/hook", digestThreshold: 10, digestWindowSeconds: 1 });
+    try {
+      const { sdk, requestId } = await begun("pager");
+      for (const index of [1, 2, 3]) await sdk.call("approval.request", { requestId, tool: `page_${index}`, args: {} });
+      await expect
+        .poll(async () => (await operator.notification.channels.query()).channels.find((channel) => channel.name === "dead-hook")?.health, { timeout: 20_000 })
+        .toMatchObject({ failing: true, failuresInARow: 3, lastError: expect.any(String) });
+      sdk.close();
+    } finally {
+      await operator.notification.deleteChannel.mutate({ channelId: created.channelId });
+    }
+  });
+});

@@ -48,6 +48,12 @@ export function ChannelList({ channels, canEdit, smtpConfigured }: { channels: C
               <p className="text-xs text-slate-500">
                 At most {channel.digestThreshold} message{channel.digestThreshold === 1 ? "" : "s"} per {channel.digestWindowSeconds} s; more become one digest.
               </p>
+              {channel.health?.failing ? (
+                <p role="alert" data-testid="channel-failing" className="rounded border border-red-300 bg-red-50 px-2 py-1 text-xs text-red-900">
+                  <span className="font-semibold">Failing: its last {channel.health.failuresInARow} announcements were not delivered.</span>
+                  {channel.health.lastError ? <span className="block break-words">Latest error: {channel.health.lastError}</span> : null}
+                </p>
+              ) : null}
             </div>
             {canEdit ? (
               <div className="flex shrink-0 gap-2">

@@ -28,6 +28,8 @@ const zChannelView = z.object({
   enabled: z.boolean(),
   createdBy: z.string(),
   createdAt: z.string(),
+  /** On the list: whether the latest announcements failed one after the other. */
+  health: z.object({ failing: z.boolean(), failuresInARow: z.number(), lastError: z.string().nullable() }).optional(),
 });
 
 export const notificationRouter = router({

@@ -1,12 +1,26 @@
 // Reads for the console: a workspace's channels, and what was sent about an approval.
+import { channelHealth } from "../../domain/channel-health.ts";
 import { notFound } from "../../domain/errors.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { SMTP_DEFAULT_CHANNEL } from "./announce.ts";
 import { channelView } from "./channel-views.ts";
 
+const RECENT_ANNOUNCEMENTS = 10;
+
 export async function listChannels(deps: ServiceDeps, workspaceId: string) {
   const rows = await deps.prisma.notificationChannel.findMany({ where: { workspaceId }, orderBy: { createdAt: "asc" } });
-  return { channels: rows.map(channelView), smtpConfigured: deps.mailer !== undefined };
+  // Each channel's latest announcements, for whether it is failing (a workspace has a few channels).
+  const latest = await Promise.all(
+    rows.map((row) =>
+      deps.prisma.notification.findMany({
+        where: { workspaceId, channelId: row.id },
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+        take: RECENT_ANNOUNCEMENTS,
+        select: { status: true, attempts: true, lastError: true },
+      }),
+    ),
+  );
+  return { channels: rows.map((row, index) => ({ ...channelView(row), health: channelHealth(latest[index]!) })), smtpConfigured: deps.mailer !== undefined };
 }
 
 /** "emailed ops@… at 12:03, delivered": every announcement of an approval, oldest first. */
