@@ -42,7 +42,7 @@ export function ArgsComparison({ proposed, approved, executed, executedAt }: { p
                 {key}
               </th>
               {columns.map((column) => (
-                <Cell key={column.label} column={column} compareTo={column.label === "Executed" && columns[1]!.present ? columns[1]! : columns[0]!} field={key} />
+                <Cell key={column.label} column={column} compareTo={columns[0]!} approved={column.label === "Executed" && columns[1]!.present ? columns[1]! : null} field={key} />
               ))}
             </tr>
           ))
@@ -64,7 +64,7 @@ function Absent({ column }: { column: Column }) {
   return <span className="font-sans text-slate-400">{column.label === "Executed" ? "not reported" : "—"}</span>;
 }
 
-function Cell({ column, compareTo, field }: { column: Column; compareTo: Column; field: string }) {
+function Cell({ column, compareTo, approved, field }: { column: Column; compareTo: Column; approved: Column | null; field: string }) {
   if (!column.present) {
     return (
       <td className="border-b border-slate-100 px-2 py-1">
@@ -76,8 +76,9 @@ function Cell({ column, compareTo, field }: { column: Column; compareTo: Column;
   const has = Object.hasOwn(record, field);
   const base = compareTo.value as Record<string, unknown>;
   const differs = column !== compareTo && (has !== Object.hasOwn(base, field) || !same(record[field], base[field]));
-  // What ran is compared with what was approved: a difference there is a deviation, not an edit.
-  const deviates = differs && column.label === "Executed" && compareTo.label === "Approved";
+  // What ran is also compared with what was approved: a difference there is a deviation, not an edit.
+  const approvedRecord = approved?.value as Record<string, unknown> | undefined;
+  const deviates = approvedRecord !== undefined && (has !== Object.hasOwn(approvedRecord, field) || !same(record[field], approvedRecord[field]));
   return (
     <td
       className={`border-b border-slate-100 px-2 py-1 break-all ${deviates ? "bg-red-50 ring-2 ring-inset ring-red-500" : differs ? "bg-amber-50" : ""}`}

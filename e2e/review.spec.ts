@@ -48,6 +48,10 @@ test("a call that ran with other arguments than the approved ones is flagged in 
   await expect(page.getByTestId("execution-deviation")).toContainText("ran this tool with arguments other than those approved");
   await page.goto(`/approvals/${pending.approvalId}`);
   await expect(page.getByTestId("execution-deviation")).toBeVisible();
+  // The Executed cell that differs from the approval is marked itself; the one that matches is not.
+  const table = page.getByRole("table", { name: "Proposed, approved and executed arguments" });
+  await expect(table.locator("[data-deviates]")).toHaveCount(1);
+  await expect(table.getByRole("row", { name: /^to/ }).locator("[data-deviates]")).toContainText("not what was approved");
   await finalScreenshot(page, testInfo, "deviation");
 });
 
