@@ -63,11 +63,11 @@ async function presses(page: Page) {
       await cdp.send("Input.dispatchTouchEvent", { type: "touchStart", touchPoints: [{ x, y }], timestamp });
       await cdp.send("Input.dispatchTouchEvent", { type: "touchEnd", touchPoints: [], timestamp: timestamp + 0.05 });
     },
-    key: async (key: string, afterMs: number) => {
+    key: async (key: string, afterMs: number, autoRepeat = false) => {
       const timestamp = t0 + afterMs / 1000;
       const code = `Key${key.toUpperCase()}`;
       const keyCode = key.toUpperCase().charCodeAt(0);
-      await cdp.send("Input.dispatchKeyEvent", { type: "keyDown", key, code, text: key, windowsVirtualKeyCode: keyCode, timestamp });
+      await cdp.send("Input.dispatchKeyEvent", { type: "keyDown", key, code, text: key, windowsVirtualKeyCode: keyCode, autoRepeat, timestamp });
       await cdp.send("Input.dispatchKeyEvent", { type: "keyUp", key, code, windowsVirtualKeyCode: keyCode, timestamp: timestamp + 0.05 });
     },
   };
@@ -100,6 +100,21 @@ test("1440: the approve key pressed twice 250 ms apart approves exactly one appr
   await expect(detail(page).getByRole("heading", { name: opened.tools[1] })).toBeVisible();
   await press.key("a", 250);
   await onlyFirstApproved(page, opened, at);
+});
+
+test("a held approve key's repeats never decide", async ({ page }) => {
+  const opened = await openFirstOfTwo(page, "held_key");
+  const press = await presses(page);
+  // Only repeats reach the page (the first press went to another window).
+  await press.key("a", 0, true);
+  await press.key("a", 30, true);
+  await expect(approveButton(page)).toBeVisible();
+  await expect(toasts(page)).toHaveCount(0);
+  // The key pressed afresh decides.
+  await press.key("a", 100);
+  await expect(toasts(page)).toContainText(`Approving ${opened.tools[0]} for billing-agent`);
+  await toasts(page).getByRole("button", { name: "Undo" }).click();
+  expect((await awaitDecision(opened.first.approvalId, 0)).status).toBe("PENDING");
 });
 
 test.describe("on a touch screen", () => {
