@@ -20,7 +20,7 @@ useTestServer((server, client) => {
   adminA = client;
 });
 
-type Ids = Record<"sessionId" | "taskId" | "requestId" | "approvalId" | "policyId" | "channelId" | "keyId" | "tokenId" | "operatorId" | "agentKeyB" | "workspaceId", string>;
+type Ids = Record<"sessionId" | "taskId" | "requestId" | "approvalId" | "policyId" | "channelId" | "keyId" | "tokenId" | "operatorId" | "agentKeyB" | "workspaceId" | "runId" | "pinId", string>;
 type Caller = "agent" | "admin";
 
 /** Calls with one of B's ids, as A: each must be NOT_FOUND. */
@@ -41,6 +41,12 @@ const FOREIGN: Record<string, { as: Caller; kind: "query" | "mutation"; input: (
   "approval.reportExecution": { as: "agent", kind: "mutation", input: (b) => ({ approvalId: b.approvalId, executedArgs: {} }) },
   "approval.get": { as: "admin", kind: "query", input: (b) => ({ approvalId: b.approvalId }) },
   "approval.decide": { as: "admin", kind: "mutation", input: (b) => ({ approvalId: b.approvalId, action: "approve" }) },
+  "approval.reportNotRun": { as: "agent", kind: "mutation", input: (b) => ({ approvalId: b.approvalId, reason: "another call of the turn was rejected" }) },
+  "approval.agentState": { as: "admin", kind: "query", input: (b) => ({ approvalId: b.approvalId }) },
+  "run.begin": { as: "agent", kind: "mutation", input: (b) => ({ runId: "a-run", holder: "intruder", sessionId: b.sessionId, agent: "intruder" }) },
+  // B's run under B's own runId: runIds belong to the key that began them.
+  "run.hold": { as: "agent", kind: "mutation", input: (b) => ({ runId: b.runId, holder: "intruder", state: "taken over" }) },
+  "policy.unpinTool": { as: "admin", kind: "mutation", input: (b) => ({ pinId: b.pinId }) },
   "task.tree": { as: "admin", kind: "query", input: (b) => ({ sessionId: b.sessionId }) },
   "task.timeline": { as: "admin", kind: "query", input: (b) => ({ taskId: b.taskId }) },
   "task.cancel": { as: "admin", kind: "mutation", input: (b) => ({ taskId: b.taskId }) },
@@ -106,6 +112,10 @@ const NO_FOREIGN_ID: Record<string, string> = {
   "notification.createChannel": "creates in the caller's workspace",
   "continuity.record": "records against the caller's own task and request",
   "receipts.rotateKey": "the caller's workspace's own signing key",
+  "policy.pinTool": "pins in the caller's workspace",
+  "policy.pins": "the caller's workspace's pins",
+  "workspace.settings": "the caller's workspace",
+  "workspace.updateSettings": "the caller's workspace",
 };
 
 /** Workspace B, made as a second workspace is: its own admin, who then makes everything else through the API. */
@@ -126,12 +136,14 @@ async function workspaceB(): Promise<{ ids: Ids; adminB: OperatorClient }> {
   await sdk.call("thread.configure", { taskId: begun.taskId, config: {} });
   await sdk.call("state.save", { taskId: begun.taskId, requestId: begun.requestId, state: { secret: "B" } });
   const { approvalId } = await sdk.call("approval.request", { requestId: begun.requestId, tool: "b_tool", args: { b: true }, externalId: "call_b" });
+  const run = await sdk.call("run.begin", { runId: "run-of-workspace-b", holder: "b-process", sessionId, agent: "b-runner" });
   sdk.close();
   const { policyId } = await adminB.policy.create.mutate({ name: "b rule", match: { tool: "b_lookup" }, outcome: "approve" });
   const channel = await adminB.notification.createChannel.mutate({ name: "b hook", kind: "WEBHOOK", url: "http://127.0.0.1:9/b-hook" });
   const { id: tokenId } = await adminB.auth.createToken.mutate({ name: "b token", password: credentials.password });
+  const { pinId } = await adminB.policy.pinTool.mutate({ agent: "files", definition: { name: "read_file", annotations: { readOnlyHint: true } } });
   return {
-    ids: { sessionId, taskId: begun.taskId, requestId: begun.requestId, approvalId, policyId, channelId: channel.channel.channelId, keyId, tokenId, operatorId, agentKeyB: key, workspaceId },
+    ids: { sessionId, taskId: begun.taskId, requestId: begun.requestId, approvalId, policyId, channelId: channel.channel.channelId, keyId, tokenId, operatorId, agentKeyB: key, workspaceId, runId: run.runId, pinId },
     adminB,
   };
 }

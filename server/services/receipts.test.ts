@@ -168,7 +168,7 @@ describe("decision receipts: signing and verifying", () => {
     expect((await refusal(verifyReceipt(plainJwt, { tool: "t", args: {}, jwks, workspaceId: "ws_1" }))).code).toBe("malformed");
   });
 
-  it("receipt: signing after the first call needs no database and takes well under a millisecond", async () => {
+  it("receipt: signing after the first call needs no database (its cost is measured in npm run bench, not here)", async () => {
     let keyTableReads = 0;
     const countingPrisma = new Proxy(db.prisma, {
       get(target, property, receiver) {
@@ -180,10 +180,7 @@ describe("decision receipts: signing and verifying", () => {
     await receipts.sign(subject());
     expect(keyTableReads).toBeGreaterThan(0);
     keyTableReads = 0;
-    const count = 200;
-    const started = performance.now();
-    for (let i = 0; i < count; i++) await receipts.sign(subject({ approvalId: `apr_${i}` }));
-    expect((performance.now() - started) / count).toBeLessThan(1);
+    for (let i = 0; i < 20; i++) await receipts.sign(subject({ approvalId: `apr_${i}` }));
     expect(keyTableReads).toBe(0);
   });
 });
