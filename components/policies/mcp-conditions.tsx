@@ -2,6 +2,7 @@
 // The rule's conditions on MCP tools: only pinned tools, and the hints the
 // tool must give. A hint that claims safety is offered only with "pinned",
 // as the server refuses it otherwise.
+import { useId } from "react";
 import { Field, inputClass } from "./field";
 import { HINTS, type Hint, type HintMatch } from "./rule-form";
 
@@ -26,6 +27,7 @@ export function McpConditions({
   error?: string;
   onChange(pinned: boolean, annotations: HintMatch): void;
 }) {
+  const pinnedId = useId();
   const setHint = (hint: Hint, choice: string) => {
     const next = { ...annotations };
     if (choice === "") delete next[hint];
@@ -35,13 +37,23 @@ export function McpConditions({
   return (
     <fieldset className="min-w-0 space-y-2 rounded border border-slate-200 p-3">
       <legend className="px-1 text-sm">MCP tools (calls through tollgate-mcp)</legend>
-      <label className="flex items-start gap-2 text-sm">
-        <input type="checkbox" checked={pinned} onChange={(event) => onChange(event.target.checked, annotations)} className="mt-1" />
-        <span>
-          Only tools an admin pinned
-          <span className="block text-xs text-slate-500">The call&apos;s tool must be listed by its server exactly as when it was pinned (name, description, hints, input schema).</span>
-        </span>
-      </label>
+      {/* The explanation describes the checkbox rather than naming it, so its words are not the control's label. */}
+      <div className="flex items-start gap-2 text-sm">
+        <input
+          id={pinnedId}
+          type="checkbox"
+          checked={pinned}
+          aria-describedby={`${pinnedId}-hint`}
+          onChange={(event) => onChange(event.target.checked, annotations)}
+          className="mt-1"
+        />
+        <div>
+          <label htmlFor={pinnedId}>Only tools an admin pinned</label>
+          <span id={`${pinnedId}-hint`} className="block text-xs text-slate-500">
+            The call&apos;s tool must be listed by its server exactly as when it was pinned (name, description, hints, input schema).
+          </span>
+        </div>
+      </div>
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
         {HINTS.map((hint) => (
           <Field key={hint} label={`${LABELS[hint].label} (${hint})`} error={hint === HINTS[0] ? error : undefined}>
