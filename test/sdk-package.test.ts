@@ -73,7 +73,6 @@ describeWith(needsEmbedded())("the packed SDK (@tollgate/sdk)", () => {
 import { createReceiptVerifier, argsSha256 } from "@tollgate/sdk/receipts";
 import { verifyWebhook } from "@tollgate/sdk/webhooks";
 import { runWithApprovals, type LangGraphRunResult } from "@tollgate/sdk/langgraph";
-import { describeWith, needsEmbedded } from "./requires.ts";
 
 const tollgate = createTollgate({ url: "http://localhost:3000", apiKey: "tgk_example" });
 export async function example(): Promise<GateOutcome<{ sent: boolean }>> {
