@@ -3,7 +3,7 @@
 // calls one turn paused shown together, each decided on its own; at desktop
 // and phone widths.
 import { expect, test } from "@playwright/test";
-import { agentCall, awaitDecision, finalScreenshot, logIn, sendNow, unique } from "./helpers";
+import { agentCall, awaitDecision, decisionArmed, finalScreenshot, logIn, sendNow, unique } from "./helpers";
 
 async function pausedTurn(agent: string) {
   const { sessionId } = await agentCall<{ sessionId: string }>("session.open", { title: unique("framework turn") });
@@ -75,7 +75,9 @@ test("a question is answered in free text: the answer box is open, and the agent
   await expect(answer).toBeVisible();
   await answer.fill("Order 1001, placed on 3 November");
   await finalScreenshot(page, testInfo, "question");
+  await decisionArmed(page);
   await answer.press("Control+Enter");
+  await sendNow(page);
   await expect.poll(async () => (await awaitDecision(asked.approvalId, 0)).decision?.message).toBe("Order 1001, placed on 3 November");
 });
 

@@ -144,11 +144,15 @@ export function Inbox() {
     if (next) open(next.approvalId);
   }, [selectedIndex, selectedId, items, tab, open, pinned, queuedIds]);
 
-  // The list may have taken its new order: keep the open approval in view.
+  // The list may have taken its new order: keep the open approval in view, once
+  // for each approval opened, as soon as its row is in the list (an approval
+  // opened from a link is found only once the list has loaded).
+  const scrolledTo = useRef<string | null>(null);
   useEffect(() => {
-    if (selectedIndex >= 0) listRef.current?.scrollToIndex(selectedIndex);
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- only when another approval opens
-  }, [selectedId]);
+    if (selectedIndex < 0 || scrolledTo.current === selectedId) return;
+    scrolledTo.current = selectedId;
+    listRef.current?.scrollToIndex(selectedIndex);
+  }, [selectedId, selectedIndex]);
 
   // The footer says what became of each decision once it is sent.
   const reported = useRef(new Set<string>());
