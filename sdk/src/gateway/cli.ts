@@ -15,7 +15,12 @@ import { listen } from "./listen.ts";
 import { openRun, type Run } from "./run.ts";
 
 const USAGE = `usage: tollgate-mcp --url <Tollgate URL> [--agent <name>] [--run-id <id>] [--session-title <title>]
-                    [--no-results] [--listen <port> [--host <address>]] (-- <command> [args...] | --upstream <url>)
+                    [--no-results] [--progress-interval <ms>] [--state-dir <folder>]
+                    [--listen <port> [--host <address>]] (-- <command> [args...] | --upstream <url>)
+
+  --progress-interval: how often a waiting call sends the client progress (ms, default 15000), when
+  the client gave a progress token. --state-dir: where a gateway without --run-id notes its run, so
+  that one started again in the same folder cancels what it left pending ($XDG_STATE_HOME/tollgate-mcp).
 
   The agent key comes from TOLLGATE_AGENT_KEY. An upstream over HTTP gets the headers named by
   TOLLGATE_MCP_UPSTREAM_HEADER_<NAME> (e.g. TOLLGATE_MCP_UPSTREAM_HEADER_AUTHORIZATION="Bearer ...").
