@@ -87,6 +87,13 @@ describe("names nobody can see", () => {
     expect(begun.body.error.message).toMatch(/^invalid input: agent: contains U\+000D CARRIAGE RETURN at position 7/);
   });
 
+  it("names: a durable run's agent name is checked as request.begin's is", async () => {
+    const opened = await callHttp(test.url, "session.open", "mutation", {}, agent);
+    const begun = await callHttp(test.url, "run.begin", "mutation", { runId: "names-run", holder: "p1", sessionId: opened.body.result.data.sessionId, agent: "mailer\r\nBcc: everyone@example.com" }, agent);
+    expect(begun.status).toBe(400);
+    expect(begun.body.error.message).toMatch(/^invalid input: agent: contains U\+000D CARRIAGE RETURN at position 7/);
+  });
+
   it("names: a rule's glob may hold no invisible character either", async () => {
     await expect(admin.policy.create.mutate({ name: "hidden", match: { tool: "send\u202eemail" }, outcome: "approve" })).rejects.toMatchObject({
       message: expect.stringContaining("match.tool: contains U+202E RIGHT-TO-LEFT OVERRIDE at position 5"),

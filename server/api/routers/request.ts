@@ -10,23 +10,27 @@ import { agentProcedure, operatorProcedure, router } from "../trpc.ts";
 
 const zEndResult = z.object({ requestId: z.string(), status: zRunStatus });
 
+/** What begins a request, shared by request.begin and run.begin (a durable run's request). */
+export const zBeginFields = z.object({
+  sessionId: zId("ses"),
+  agent: zCallName,
+  kind: z.enum(["agent", "orchestrator"]).optional(),
+  taskId: zId("tsk").optional(),
+  parentRequestId: zId("req").optional(),
+  input: zJson(LIMITS.inputBytes).optional(),
+  resumeUrl: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2000).optional(),
+  framework: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9._-]{0,39}$/, 'must be a short lowercase name such as "langgraph" or "openai-agents"')
+    .optional(),
+});
+
 export const requestRouter = router({
   begin: agentProcedure
     .input(
-      z.object({
-        sessionId: zId("ses"),
-        agent: zCallName,
-        kind: z.enum(["agent", "orchestrator"]).optional(),
-        taskId: zId("tsk").optional(),
-        parentRequestId: zId("req").optional(),
-        input: zJson(LIMITS.inputBytes).optional(),
+      zBeginFields.extend({
         idempotencyKey: z.string().min(1).max(200).optional(),
-        resumeUrl: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2000).optional(),
         resumeToken: z.string().min(1).max(LIMITS.resumeTokenChars).optional(),
-        framework: z
-          .string()
-          .regex(/^[a-z0-9][a-z0-9._-]{0,39}$/, 'must be a short lowercase name such as "langgraph" or "openai-agents"')
-          .optional(),
       }),
     )
     .output(z.object({ sessionId: z.string(), taskId: z.string(), requestId: z.string() }))

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { LIMITS } from "../../domain/json.ts";
 import { beginRun } from "../../services/runs/begin-run.ts";
 import { holdRun } from "../../services/runs/run-state.ts";
-import { zId, zJson, zName } from "../schemas.ts";
+import { zBeginFields } from "./request.ts";
 import { agentProcedure, router } from "../trpc.ts";
 
 const zRunId = z.string().min(1).max(200);
@@ -17,23 +17,7 @@ export const runRouter = router({
    * run's lease until it stops renewing it. CONFLICT while another live process drives it.
    */
   begin: agentProcedure
-    .input(
-      z.object({
-        runId: zRunId,
-        holder: zHolder,
-        sessionId: zId("ses"),
-        agent: zName,
-        kind: z.enum(["agent", "orchestrator"]).optional(),
-        taskId: zId("tsk").optional(),
-        parentRequestId: zId("req").optional(),
-        input: zJson(LIMITS.inputBytes).optional(),
-        resumeUrl: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2000).optional(),
-        framework: z
-          .string()
-          .regex(/^[a-z0-9][a-z0-9._-]{0,39}$/, 'must be a short lowercase name such as "langgraph" or "openai-agents"')
-          .optional(),
-      }),
-    )
+    .input(zBeginFields.extend({ runId: zRunId, holder: zHolder }))
     .output(
       z.object({
         runId: z.string(),
