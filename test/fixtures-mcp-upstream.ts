@@ -2,15 +2,18 @@
 // server is: files tools with annotations, one that elicits, one that asks the
 // client for its roots and a sampled message, and a log of
 // every call it runs (one JSON line each, in UPSTREAM_LOG), so a test can see
-// what reached it. Over stdio, or over Streamable HTTP with UPSTREAM_HTTP=1
+// what reached it. With UPSTREAM_TASKS=1 it serves MCP tasks too, and adds
+// `export_report`, a tool it runs only as a task. Over stdio, or over Streamable HTTP with UPSTREAM_HTTP=1
 // (it prints its URL, and wants UPSTREAM_TOKEN as a bearer token).
 import { appendFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomUUID } from "node:crypto";
+import { InMemoryTaskStore } from "@modelcontextprotocol/sdk/experimental/tasks";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 
 function ran(tool: string, args: unknown) {
@@ -18,7 +21,13 @@ function ran(tool: string, args: unknown) {
 }
 
 function files(): McpServer {
-  const server = new McpServer({ name: "files", version: "1.0.0" }, { capabilities: { logging: {} } });
+  const withTasks = process.env.UPSTREAM_TASKS === "1";
+  const server = new McpServer(
+    { name: "files", version: "1.0.0" },
+    withTasks
+      ? { capabilities: { logging: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }, taskStore: new InMemoryTaskStore() }
+      : { capabilities: { logging: {} } },
+  );
   server.registerTool(
     "read_file",
     {
@@ -57,6 +66,22 @@ function files(): McpServer {
     });
     return { content: [{ type: "text", text: sampled.content.type === "text" ? sampled.content.text : "" }] };
   });
+  if (withTasks) {
+    server.experimental.tasks.registerToolTask(
+      "export_report",
+      { description: "Exports a report, as a task", inputSchema: { name: z.string() }, annotations: { readOnlyHint: false }, execution: { taskSupport: "required" } },
+      {
+        createTask: async (args, extra) => {
+          ran("export_report", args);
+          const task = await extra.taskStore.createTask({ ttl: 60_000, pollInterval: 50 });
+          await extra.taskStore.storeTaskResult(task.taskId, "completed", { content: [{ type: "text", text: `exported ${args.name}` }] });
+          return { task };
+        },
+        getTask: async (_args, extra) => extra.taskStore.getTask(extra.taskId),
+        getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
+      },
+    );
+  }
   return server;
 }
 

@@ -11,7 +11,7 @@ import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, CreateMessageRequestSchema, CreateTaskResultSchema, ElicitRequestSchema, ListRootsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OperatorClient } from "./clients.ts";
 import { AGENT_KEY } from "./harness.ts";
@@ -213,6 +213,57 @@ describe("tollgate-mcp over stdio", () => {
     const [approval] = await pending({ tool: "summarize_roots" });
     await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
     expect(textOf(await called)).toBe("the model read: Summarize: file:///work/notes");
+  });
+});
+
+describe("tollgate-mcp and MCP tasks", () => {
+  it("mcp gateway: a task-augmented call is the client's task at once, working while its approval waits; approved it completes with the upstream's result, rejected it fails with the operator's message and never runs, canceled it cancels its approval", async () => {
+    const tasked = await connect({ env: { UPSTREAM_TASKS: "1" } });
+    const tasks = tasked.client.experimental.tasks;
+    expect(tasked.client.getServerCapabilities()?.tasks?.requests?.tools?.call).toEqual({});
+    expect((await tasked.client.listTools()).tools.find((tool) => tool.name === "export_report")?.execution).toEqual({ taskSupport: "required" });
+    const startTask = async (name: string, args: Record<string, unknown>) =>
+      (await tasked.client.request({ method: "tools/call", params: { name, arguments: args } }, CreateTaskResultSchema, { task: { ttl: 120_000 } })).task;
+    const statusOf = async (taskId: string) => (await tasks.getTask(taskId)).status;
+    try {
+      const approvedTask = await startTask("delete_file", { path: "/task-approved" });
+      expect(approvedTask.status).toBe("working");
+      const [approval] = await pending({ tool: "delete_file", text: "/task-approved" });
+      await expect.poll(async () => (await tasks.getTask(approvedTask.taskId)).statusMessage, { timeout: 10_000 }).toBe("waiting for a decision in Tollgate");
+      expect(await statusOf(approvedTask.taskId)).toBe("working");
+      expect(await tasked.ran()).toEqual([]);
+      await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
+      await expect.poll(() => statusOf(approvedTask.taskId), { timeout: 15_000 }).toBe("completed");
+      expect(textOf((await tasks.getTaskResult(approvedTask.taskId, CallToolResultSchema)) as CallToolResult)).toBe("deleted /task-approved");
+
+      const rejectedTask = await startTask("delete_file", { path: "/task-rejected" });
+      const [toReject] = await pending({ tool: "delete_file", text: "/task-rejected" });
+      await operator.approval.decide.mutate({ approvalId: toReject!.approvalId, action: "reject", message: "not this one" });
+      await expect.poll(() => statusOf(rejectedTask.taskId), { timeout: 15_000 }).toBe("failed");
+      const refusal = (await tasks.getTaskResult(rejectedTask.taskId, CallToolResultSchema)) as CallToolResult;
+      expect(refusal.isError).toBe(true);
+      expect(textOf(refusal)).toContain("not this one");
+
+      // A tool the upstream runs only as a task: the gateway asks it for one of its own, after the approval.
+      const exportTask = await startTask("export_report", { name: "q3" });
+      const [toExport] = await pending({ tool: "export_report" });
+      expect(await tasked.ran()).toEqual([{ tool: "delete_file", args: { path: "/task-approved" } }]);
+      await operator.approval.decide.mutate({ approvalId: toExport!.approvalId, action: "approve" });
+      await expect.poll(() => statusOf(exportTask.taskId), { timeout: 15_000 }).toBe("completed");
+      expect(textOf((await tasks.getTaskResult(exportTask.taskId, CallToolResultSchema)) as CallToolResult)).toBe("exported q3");
+
+      const canceledTask = await startTask("delete_file", { path: "/task-canceled" });
+      const [toCancel] = await pending({ tool: "delete_file", text: "/task-canceled" });
+      expect((await tasks.cancelTask(canceledTask.taskId)).status).toBe("cancelled");
+      await expect.poll(async () => (await operator.approval.get.query({ approvalId: toCancel!.approvalId })).status, { timeout: 15_000 }).toBe("CANCELED");
+      expect(await statusOf(canceledTask.taskId)).toBe("cancelled");
+
+      const ran = await tasked.ran();
+      expect(ran.filter((entry) => entry.tool === "delete_file")).toEqual([{ tool: "delete_file", args: { path: "/task-approved" } }]);
+      expect(ran.filter((entry) => entry.tool === "export_report")).toEqual([{ tool: "export_report", args: { name: "q3" } }]);
+    } finally {
+      await tasked.client.close();
+    }
   });
 });
 

@@ -3,7 +3,10 @@
 // side on its own (the upstream learns the client's capabilities, the client
 // the upstream's, nothing more), forwards every request and notification both
 // ways as it is, and stops only `tools/call`, which goes through Tollgate.
+// A task-augmented `tools/call` (MCP tasks) is a task of the gateway's own:
+// the client has it at once, while the approval waits and the call runs.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTaskStore } from "@modelcontextprotocol/sdk/experimental/tasks";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -21,7 +24,10 @@ import {
   type InitializeResult,
   type JSONRPCRequest,
   type Notification,
+  type CallToolResult,
+  type CreateTaskResult,
   type ServerCapabilities,
+  type Task,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { toolCallGate } from "./gate-tool-call.ts";
@@ -30,6 +36,10 @@ export const GATEWAY_INFO: Implementation = { name: "tollgate-mcp", version: "0.
 
 /** The client decides how long it waits; the gateway never gives up on a request first (at most 24 days, the longest timer). */
 const FORWARD_TIMEOUT_MS = 24 * 24 * 3600_000;
+/** How often a client is told to look at a task that waits (a person's decision takes seconds at least). */
+const TASK_POLL_MS = 1_000;
+/** What a task says while its approval waits. */
+export const TASK_WAITING = "waiting for a decision in Tollgate";
 
 export interface GatewayConnection {
   /** Opens the upstream connection (a child over stdio, or Streamable HTTP). */
@@ -51,6 +61,35 @@ function withoutProgressToken(params: unknown): { params: Params | undefined; to
 }
 
 /**
+ * The tasks of one client connection, as the MCP SDK's Protocol serves
+ * tasks/get, tasks/result, tasks/list and tasks/cancel from them. A task the
+ * client cancels stops its call: the approval it waits on is canceled.
+ */
+class GatewayTaskStore extends InMemoryTaskStore {
+  readonly running = new Map<string, AbortController>();
+
+  override async updateTaskStatus(taskId: string, status: Task["status"], statusMessage?: string, sessionId?: string): Promise<void> {
+    await super.updateTaskStatus(taskId, status, statusMessage, sessionId);
+    if (status === "cancelled") this.running.get(taskId)?.abort();
+  }
+}
+
+/**
+ * Runs an approved call on the upstream. A tool the server runs only as a
+ * task (`execution.taskSupport: "required"`) is asked for as one and waited
+ * on; any other is a plain request.
+ */
+async function callUpstreamTool(client: Client, params: CallToolRequest["params"], tool: Tool | undefined, signal: AbortSignal): Promise<CallToolResult> {
+  const options: RequestOptions = { signal, timeout: FORWARD_TIMEOUT_MS };
+  if (tool?.execution?.taskSupport !== "required") return client.request({ method: "tools/call", params }, CallToolResultSchema, options) as Promise<CallToolResult>;
+  for await (const message of client.experimental.tasks.callToolStream(params, CallToolResultSchema, { ...options, task: {} })) {
+    if (message.type === "result") return message.result as CallToolResult;
+    if (message.type === "error") throw message.error;
+  }
+  throw new Error("the MCP server's task ended without a result");
+}
+
+/**
  * The server's capabilities, name and instructions are the upstream's, known
  * only after the client's initialize has reached the gateway; the MCP SDK's
  * Server takes them at construction. Set on its fields (SDK 1.x), then its own
@@ -65,7 +104,8 @@ function adoptUpstream(server: Server, upstream: Client): void {
 
 /** Serves one client on `clientSide`; resolves when the client has gone and what it waited on is canceled. */
 export async function serveClient(clientSide: Transport, connection: GatewayConnection): Promise<void> {
-  const server = new Server(GATEWAY_INFO, { capabilities: {} });
+  const tasks = new GatewayTaskStore();
+  const server = new Server(GATEWAY_INFO, { capabilities: {}, taskStore: tasks });
   let upstream: Client | null = null;
   let gate: ReturnType<typeof toolCallGate> | null = null;
   const handling = new Set<Promise<unknown>>();
@@ -128,32 +168,71 @@ export async function serveClient(clientSide: Transport, connection: GatewayConn
     const handled = (async () => {
       if (request.method !== "tools/call") return forward(client, request, extra as never);
       const { params, token } = withoutProgressToken(request.params);
-      const call = params as CallToolRequest["params"];
+      // The client's task parameters are the gateway's to honour: the upstream is asked plainly (or for a task of its own).
+      const { task: asTask, ...call } = params as CallToolRequest["params"];
       const known = await listedTools(client).catch(() => new Map<string, Tool>());
+      const tool = known.get(call.name);
+      const runUpstream = (signal: AbortSignal) => (args: Record<string, unknown>) => callUpstreamTool(client, { ...call, arguments: args }, tool, signal);
+      if (asTask) return startTask(call, tool, extra as never, runUpstream);
       return gate!(
         call.name,
         call.arguments ?? {},
-        known.get(call.name),
+        tool,
         {
           signal: extra.signal,
           progressToken: token,
           sendProgress: (progress, message) => extra.sendNotification({ method: "notifications/progress", params: { progressToken: token!, progress, message } }),
         },
-        (args) => client.request({ method: "tools/call", params: { ...call, arguments: args } }, CallToolResultSchema, { signal: extra.signal, timeout: FORWARD_TIMEOUT_MS }) as never,
+        runUpstream(extra.signal),
       );
     })();
     handling.add(handled);
     void handled.catch(() => undefined).finally(() => handling.delete(handled));
     return handled as never;
   };
+  /**
+   * A task-augmented call: the client gets its task at once, "working" while
+   * the approval waits and the call runs; the task ends with the tool's
+   * result, "failed" when that is an error (a rejection, an expiry, a call
+   * that failed), as MCP's tasks say of a tool's isError.
+   */
+  async function startTask(
+    call: CallToolRequest["params"],
+    tool: Tool | undefined,
+    extra: { taskStore?: { createTask: (params: { ttl?: number | null; pollInterval?: number }) => Promise<Task>; updateTaskStatus: (id: string, status: Task["status"], message?: string) => Promise<void>; storeTaskResult: (id: string, status: "completed" | "failed", result: CallToolResult) => Promise<void> }; taskRequestedTtl?: number },
+    runUpstream: (signal: AbortSignal) => (args: Record<string, unknown>) => Promise<CallToolResult>,
+  ): Promise<CreateTaskResult> {
+    const store = extra.taskStore!;
+    const task = await store.createTask({ ttl: extra.taskRequestedTtl ?? null, pollInterval: TASK_POLL_MS });
+    const stop = new AbortController();
+    tasks.running.set(task.taskId, stop);
+    const say = (message: string) => store.updateTaskStatus(task.taskId, "working", message).catch(() => undefined);
+    const settled = (async () => {
+      await say(TASK_WAITING);
+      const result = await gate!(call.name, call.arguments ?? {}, tool, { signal: stop.signal, sendProgress: async () => undefined }, async (args) => {
+        await say("approved in Tollgate; the MCP server runs the tool");
+        return runUpstream(stop.signal)(args);
+      });
+      // A task the client canceled is over already; what the gate answered is for nobody.
+      if (!stop.signal.aborted) await store.storeTaskResult(task.taskId, result.isError ? "failed" : "completed", result);
+    })()
+      .catch((error: Error) => connection.log(`tollgate-mcp: task ${task.taskId} (${call.name}) could not be finished: ${error.message}`))
+      .finally(() => tasks.running.delete(task.taskId));
+    handling.add(settled);
+    void settled.finally(() => handling.delete(settled));
+    return { task };
+  }
+
   server.fallbackNotificationHandler = async (notification: Notification) => {
     await upstream?.notification(notification as never);
   };
 
   server.onclose = () => {
-    // Aborted by the SDK on close: each waiting call cancels its approval; then the upstream goes.
+    // Aborted by the SDK on close (and the tasks here): each waiting call cancels its approval; then the upstream goes.
+    for (const stop of tasks.running.values()) stop.abort();
     void Promise.allSettled([...handling]).then(async () => {
       await upstream?.close().catch(() => undefined);
+      tasks.cleanup();
       closed();
     });
   };
