@@ -1,6 +1,6 @@
 // The round trip on one task as the task's own requests grow: what a task's
-// status costs once the task has a long history (bench/NOTES.md, "Task
-// statuses are read off counts").
+// status costs once the task has a long history (docs/performance.md, "Task
+// statuses are counts").
 //
 //   npx tsx bench/long-task.ts                                   # the embedded database
 //   LONG_TASK_DATABASE=postgres://.../db npx tsx bench/long-task.ts   # emptied first

@@ -3,7 +3,7 @@
 // foreign keys and two indexes (as before migration
 // 20261124181452_trace_event_without_foreign_keys), without the foreign keys
 // and the request index (as now), and a batch stored as one row holding a JSON
-// array (not built; bench/NOTES.md says why). Run: npx tsx bench/trace-insert.ts
+// array (not built; the reason is in bench/NOTES.md's history in git). Run: npx tsx bench/trace-insert.ts
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";

@@ -18,7 +18,7 @@ useTestServer((server, client) => {
 describe("README", () => {
   it("readme: the TypeScript example is examples/gate-a-tool.ts as printed", async () => {
     const readme = await readFile("README.md", "utf8");
-    const block = /```ts\n(import \{ createTollgate \}[\s\S]*?)```/.exec(readme)?.[1];
+    const block = /```ts runnable\n(import \{ createTollgate \}[\s\S]*?)```/.exec(readme)?.[1];
     const file = await readFile("examples/gate-a-tool.ts", "utf8");
     expect(block).toBe(file.replace(/^(\/\/.*\n)+/, ""));
   });

@@ -95,12 +95,20 @@ export const checks = [createReceiptVerifier({ url: "http://localhost:3000" }).j
   }, 60_000);
 
   type Decision = { action: "approve" | "reject" | "edit" | "respond"; args?: unknown; message?: string };
-  /** Every example in the README, found by the entry point it imports: what a person does, and what it then prints. */
+  /** Every runnable example in the README, found by the entry point it imports: what a person does, and what it then prints. */
   const EXAMPLES: { entry: string; tool: string; agent: string; decide: Decision | (() => Decision); prints: string; env?: () => Promise<Record<string, string>> }[] = [
     {
       entry: "@tollgate/sdk",
       tool: "send_email",
       agent: "mailer",
+      decide: { action: "edit", args: { to: "ada@example.com", subject: "Your refund of 100 EUR" } },
+      prints: "executed { sent: true, to: 'ada@example.com' }",
+    },
+    {
+      // The tool side verifies the receipt against the edited arguments: an edit the receipt did not name would throw.
+      entry: "@tollgate/sdk/receipts",
+      tool: "send_email",
+      agent: "verified-mailer",
       decide: { action: "edit", args: { to: "ada@example.com", subject: "Your refund of 100 EUR" } },
       prints: "executed { sent: true, to: 'ada@example.com' }",
     },
@@ -136,9 +144,9 @@ export const checks = [createReceiptVerifier({ url: "http://localhost:3000" }).j
     for (const close of closeAfter) await close();
   });
 
-  it("sdk package: every example in its README runs from the installed package, a person deciding in Tollgate", async () => {
+  it("sdk package: every runnable example in its README runs from the installed package, a person deciding in Tollgate", async () => {
     const readme = await readFile(path.join(repository, "sdk/README.md"), "utf8");
-    const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((match) => match[1]!);
+    const blocks = [...readme.matchAll(/```js runnable\n([\s\S]*?)```/g)].map((match) => match[1]!);
     const entryOf = (block: string) => [...block.matchAll(/from "(@tollgate\/sdk[^"]*)"/g)].map((match) => match[1]!).sort().at(-1);
     expect(blocks.map(entryOf).sort()).toEqual(EXAMPLES.map((example) => example.entry).sort());
 

@@ -57,8 +57,8 @@ export interface ReceiptSignerOptions {
    * Sign in libuv's thread pool, not on the event loop: for a server whose
    * event loop also runs its database (the embedded one), where a signature
    * (0.1 ms or more) holds every other call's statements back. Elsewhere the
-   * hop to the pool and back costs more than it frees (bench/NOTES.md,
-   * "receipt is signed in the thread pool").
+   * hop to the pool and back costs more than it frees (docs/performance.md,
+   * "What was kept").
    */
   signOffTheEventLoop?: boolean;
 }
