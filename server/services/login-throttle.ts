@@ -10,7 +10,7 @@
 // that doubles each time. Counters live in memory on one node, or in Redis so
 // that every node of a deployment shares them.
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import { DomainError } from "../domain/errors.ts";
 
 export interface ThrottleRule {
@@ -46,7 +46,69 @@ export interface LoginThrottle {
   reserve(email: string, address: string | undefined, device?: string): Promise<LoginAttempt>;
 }
 
-type LimiterFactory = (options: { keyPrefix: string; points: number; duration: number }) => RateLimiterAbstract;
+/** What a counter needs of a rate limiter: rate-limiter-flexible's Redis one, or the clocked memory one below. */
+interface Limiter {
+  /** Resolves with the points consumed in the key's window; rejects with a RateLimiterRes when over the limit. */
+  consume(key: string, points: number, options?: { customDuration?: number }): Promise<{ consumedPoints: number }>;
+  reward(key: string, points: number): Promise<unknown>;
+  delete(key: string): Promise<unknown>;
+}
+
+type LimiterFactory = (options: { keyPrefix: string; points: number; duration: number }) => Limiter;
+
+/**
+ * rate-limiter-flexible's memory limiter, counted on the server's clock rather
+ * than the process's: a window is a window of that clock, so a test can step
+ * through waits without sleeping and without depending on how fast the machine is.
+ */
+class ClockedMemoryLimiter implements Limiter {
+  private readonly windows = new Map<string, { consumed: number; endsAt: number }>();
+  private nextSweepAt = 0;
+
+  constructor(
+    private readonly options: { points: number; duration: number },
+    private readonly nowMs: () => number,
+  ) {}
+
+  private live(key: string) {
+    const window = this.windows.get(key);
+    if (window && window.endsAt <= this.nowMs()) {
+      this.windows.delete(key);
+      return undefined;
+    }
+    return window;
+  }
+
+  async consume(key: string, points: number, options: { customDuration?: number } = {}) {
+    let window = this.live(key);
+    if (!window) {
+      // A key nobody asks about again is forgotten at the next sweep, one a minute at most.
+      if (this.nowMs() >= this.nextSweepAt) {
+        for (const stale of [...this.windows.keys()]) this.live(stale);
+        this.nextSweepAt = this.nowMs() + 60_000;
+      }
+      window = { consumed: 0, endsAt: this.nowMs() + (options.customDuration ?? this.options.duration) * 1000 };
+      this.windows.set(key, window);
+    }
+    window.consumed += points;
+    const result = new RateLimiterRes(
+      Math.max(0, this.options.points - window.consumed),
+      Math.max(0, window.endsAt - this.nowMs()),
+      window.consumed,
+    );
+    if (window.consumed > this.options.points) throw result;
+    return result;
+  }
+
+  async reward(key: string, points: number) {
+    const window = this.live(key);
+    if (window) window.consumed -= points;
+  }
+
+  async delete(key: string) {
+    this.windows.delete(key);
+  }
+}
 
 /** Waits are whole seconds: Redis expiries and Retry-After are in seconds. */
 export const backoffSeconds = (rule: ThrottleRule, failuresOverFree: number) =>
@@ -59,8 +121,8 @@ class Throttled extends Error {
 }
 
 class FailureCounter {
-  private readonly failures: RateLimiterAbstract;
-  private readonly gate: RateLimiterAbstract;
+  private readonly failures: Limiter;
+  private readonly gate: Limiter;
 
   constructor(
     private readonly rule: ThrottleRule,
@@ -110,6 +172,7 @@ export interface LoginThrottleOptions {
   deviceKey?: Buffer;
   /** Where the counters live in Redis. */
   keyPrefix?: string;
+  /** The clock the counters run on when they live in memory (Redis keeps its own time). */
   now?: () => Date;
 }
 
@@ -137,6 +200,7 @@ class DeviceCookies {
 }
 
 export function createLoginThrottle(options: LoginThrottleOptions = {}): LoginThrottle {
+  const now = options.now ?? (() => new Date());
   const create: LimiterFactory = options.redis
     ? (limiterOptions) =>
         new RateLimiterRedis({
@@ -146,14 +210,13 @@ export function createLoginThrottle(options: LoginThrottleOptions = {}): LoginTh
           // While Redis is unreachable each node still throttles on its own.
           insuranceLimiter: new RateLimiterMemory(limiterOptions),
         })
-    : (limiterOptions) => new RateLimiterMemory(limiterOptions);
+    : (limiterOptions) => new ClockedMemoryLimiter(limiterOptions, () => now().getTime());
   const prefix = options.keyPrefix ?? "tollgate:login";
   const pair = new FailureCounter(options.pair ?? PAIR_RULE, `${prefix}:pair`, create);
   const account = new FailureCounter(options.account ?? ACCOUNT_RULE, `${prefix}:account`, create);
   const address = new FailureCounter(options.address ?? ADDRESS_RULE, `${prefix}:address`, create);
   const device = new FailureCounter(options.device ?? DEVICE_RULE, `${prefix}:device`, create);
   const cookies = new DeviceCookies(options.deviceKey ?? randomBytes(32));
-  const now = options.now ?? (() => new Date());
 
   const refuse = (who: string, error: Throttled) => {
     const retryAt = new Date(now().getTime() + error.retryAfterSeconds * 1000);
