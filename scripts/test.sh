@@ -1,33 +1,57 @@
 #!/usr/bin/env bash
 # npm test: the type check, the unit tests, the integration tests on the
-# embedded database and again on PostgreSQL (when TEST_DATABASE_URL is set),
-# the build, then the browser tests against the built server.
-# `npm run test:long` (this script with --long) runs the long scenarios instead.
+# embedded database and again on PostgreSQL (when TEST_DATABASE_URL is set; the
+# files listed in ONCE below run on the embedded one only), the build, and the
+# browser tests against the built server.
+# `npm run test:long` (this script with --long) runs the long scenarios, and
+# the ONCE files on PostgreSQL, instead.
 #
-# Stages run side by side where they can: the two integration passes mostly
-# wait (on their servers, sockets and PostgreSQL), the type check and the build
-# mostly compute. Each stage writes test-results/logs/<stage>.log, printed whole
-# when the stage ends, with its time; the run fails if any stage failed.
+# Stages run side by side: the two integration passes mostly wait (on their
+# servers, sockets and PostgreSQL), the type check and the build mostly
+# compute, and the browser tests start when the build is done. Each stage
+# writes test-results/logs/<stage>.log, printed whole when the stage ends, with
+# its time and CPU seconds; the run fails if any stage failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export NEXT_TELEMETRY_DISABLED=1
 LOGS=test-results/logs
 mkdir -p "$LOGS"
 
-# The login throttle's tests count what guesses get through within its
-# one-second window, so they run alone, after the files that run side by side.
-ALONE=test/security-http.test.ts
+# Integration files that run on one database in `npm test`: they check what a
+# client, a framework or the transport does over HTTP (the adapters, the
+# packed SDK, the Python client, the MCP gateway, agent processes killed
+# mid-run, tracing, outbound checks, the wire contract, the login throttle and
+# the security headers), and nothing of theirs depends on which database holds
+# the rows. `npm test` runs them on the embedded database; `npm run test:long`
+# runs them on PostgreSQL too, so CI still runs every file on both (the
+# framework adapters and the packed SDK excepted: they never touch the server's
+# database and run on the embedded one only). Everything that reaches the SQL
+# functions, the locks, races, LISTEN/NOTIFY or several nodes runs on both in
+# `npm test`.
+ONCE=(
+  test/durable-ai-sdk.test.ts test/durable-langgraph.test.ts test/durable-openai-agents.test.ts
+  test/python-client.test.ts test/readme-example.test.ts test/mcp-gateway.test.ts
+  test/tracing.test.ts test/outbound-http.test.ts test/http.test.ts
+  test/security-http.test.ts test/review-risk.test.ts test/thread-state-http.test.ts
+)
+EMBEDDED_ONLY=('test/adapter-*.test.ts' test/sdk-package.test.ts)
 
 declare -A pid started
 failed=()
 run_started=$SECONDS
 
-# stage NAME COMMAND...: starts COMMAND in the background, its output to the stage's log.
+# stage NAME COMMAND...: starts COMMAND in the background, its output to the stage's log,
+# and the CPU seconds its processes used (user and system, from `times`) to LOGS/NAME.cpu.
 stage() {
   local name=$1
   shift
   started[$name]=$SECONDS
-  "$@" >"$LOGS/$name.log" 2>&1 &
+  (
+    status=0
+    "$@" || status=$?
+    times | tail -n 1 | awk '{ split($1, u, "m"); split($2, s, "m"); printf "%.0f s user, %.0f s system\n", u[1] * 60 + u[2], s[1] * 60 + s[2] }' >"$LOGS/$name.cpu"
+    exit $status
+  ) >"$LOGS/$name.log" 2>&1 &
   pid[$name]=$!
   echo "== $name: started"
 }
@@ -39,7 +63,7 @@ finish() {
     status=0
     wait "${pid[$name]}" || status=$?
     echo
-    echo "== $name: $([ "$status" = 0 ] && echo passed || echo "FAILED (exit $status)") in $((SECONDS - started[$name])) s"
+    echo "== $name: $([ "$status" = 0 ] && echo passed || echo "FAILED (exit $status)") in $((SECONDS - started[$name])) s ($(cat "$LOGS/$name.cpu" 2>/dev/null || echo "CPU time unknown"))"
     cat "$LOGS/$name.log"
     [ "$status" = 0 ] || failed+=("$name")
   done
@@ -65,7 +89,7 @@ checks() {
   echo "-- type check"
   npx tsc --noEmit -p . || return 1
   echo "-- unit tests"
-  npx vitest run --project unit
+  npx vitest run --project unit --reporter=default --reporter=json --outputFile.json=test-results/unit.json
 }
 
 build() {
@@ -73,38 +97,42 @@ build() {
 }
 
 integration_embedded() {
-  TOLLGATE_TEST_TARGET=embedded npx vitest run --project integration --exclude "$ALONE"
+  TOLLGATE_TEST_TARGET=embedded npx vitest run --project integration \
+    --reporter=default --reporter=json --outputFile.json=test-results/integration-embedded.json
 }
+
+# --exclude once per file: vitest takes one pattern per flag.
+excluding() { local file; for file in "$@"; do printf -- '--exclude\n%s\n' "$file"; done; }
 
 integration_postgres() {
-  # The framework adapters and the packed SDK talk to the server over HTTP and
-  # do not depend on its database: they run once, on the embedded one.
-  TOLLGATE_TEST_TARGET=postgres npx vitest run --project integration \
-    --exclude 'test/adapter-*.test.ts' --exclude test/sdk-package.test.ts --exclude "$ALONE" \
+  local excludes
+  mapfile -t excludes < <(excluding "${EMBEDDED_ONLY[@]}" "${ONCE[@]}")
+  TOLLGATE_TEST_TARGET=postgres npx vitest run --project integration "${excludes[@]}" \
     --reporter=default --reporter=json --outputFile.json=test-results/integration-postgres.json
-}
-
-alone() {
-  TOLLGATE_TEST_TARGET=embedded npx vitest run --project integration "$ALONE" || return 1
-  if [ -n "${TEST_DATABASE_URL:-}" ]; then TOLLGATE_TEST_TARGET=postgres npx vitest run --project integration "$ALONE"; fi
 }
 
 browser() {
   npx playwright test
 }
 
-long() {
-  TOLLGATE_TEST_TARGET=embedded npx vitest run --project long || return 1
-  if [ -n "${TEST_DATABASE_URL:-}" ]; then
-    TOLLGATE_TEST_TARGET=postgres npx vitest run --project long \
-      --reporter=default --reporter=json --outputFile.json=test-results/long-postgres.json
-  fi
+long_embedded() {
+  TOLLGATE_TEST_TARGET=embedded npx vitest run --project long
+}
+
+# The long scenarios on PostgreSQL, and the files `npm test` runs on the embedded database only.
+long_postgres() {
+  TOLLGATE_TEST_TARGET=postgres npx vitest run --project long \
+    --reporter=default --reporter=json --outputFile.json=test-results/long-postgres.json || return 1
+  TOLLGATE_TEST_TARGET=postgres npx vitest run --project integration "${ONCE[@]}" \
+    --reporter=default --reporter=json --outputFile.json=test-results/once-postgres.json
 }
 
 if [ "${1:-}" = "--long" ]; then
-  postgres_ready || true
-  stage long long
-  finish long
+  # Side by side: the passes mostly wait on their servers and databases.
+  stage long-embedded long_embedded
+  if postgres_ready; then stage long-postgres long_postgres; fi
+  finish long-embedded
+  if [ -n "${pid[long-postgres]:-}" ]; then finish long-postgres; fi
   summary
   exit 0
 fi
@@ -113,17 +141,15 @@ stage checks checks
 stage build build
 stage integration-embedded integration_embedded
 if postgres_ready; then stage integration-postgres integration_postgres; fi
-finish integration-embedded
-if [ -n "${pid[integration-postgres]:-}" ]; then finish integration-postgres; fi
-finish checks build
-# Then alone, in this order: the throttle's tests, then the browser tests (which
-# need the build).
-stage alone alone
-finish alone
+# The browser tests start as soon as the build is there, beside the integration
+# passes (which mostly wait), rather than after them.
+finish build
 if [[ " ${failed[*]} " == *" build "* ]]; then
   echo "== browser tests: not run, the build failed"
 else
   stage browser browser
-  finish browser
 fi
+finish checks integration-embedded
+if [ -n "${pid[integration-postgres]:-}" ]; then finish integration-postgres; fi
+if [ -n "${pid[browser]:-}" ]; then finish browser; fi
 summary
