@@ -80,10 +80,21 @@ export function durableRuns(script: string, server: () => { url: string; agentKe
           .filter(Boolean)
           .map((line) => JSON.parse(line) as { args: unknown; idempotencyKey?: string }),
       approvals: list,
+      /** Resolves once the tool has been run (a line in the tool log), however long a loaded machine takes. */
+      async toolStarted() {
+        while ((await readFile(toolLog, "utf8").catch(() => "")).trim() === "") await new Promise((resolve) => setTimeout(resolve, 100));
+      },
       /** The run's one approval, once it has been asked for. */
       async asked() {
-        await expect.poll(async () => (await list()).length, { timeout: 20_000 }).toBe(1);
-        return (await list())[0]!;
+        // Bounded by the test's own timeout: a loaded machine starts an agent process slowly.
+        for (;;) {
+          const approvals = await list();
+          if (approvals.length > 0) {
+            expect(approvals).toHaveLength(1);
+            return approvals[0]!;
+          }
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
       },
     };
   };

@@ -70,7 +70,7 @@ describe("durable runs: AI SDK", () => {
     const first = run.start({ AI_VERSION: "7", TOOL_BLOCKS: "1" });
     const approval = await run.asked();
     await operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "approve" });
-    await expect.poll(async () => (await run.toolRuns()).length, { timeout: 20_000 }).toBe(1);
+    await run.toolStarted();
     await first.kill();
 
     const second = run.start({ AI_VERSION: "7" });

@@ -85,7 +85,7 @@ describe("durable runs: LangGraph", () => {
     const first = run.start({ TOOL_BLOCKS: "1" });
     const approval = await run.asked();
     await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
-    await expect.poll(async () => (await run.toolRuns()).length, { timeout: 20_000 }).toBe(1);
+    await run.toolStarted();
     await first.kill();
 
     const second = run.start();

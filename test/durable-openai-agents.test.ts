@@ -32,7 +32,8 @@ afterAll(async () => {
 
 const newRun = durableRuns(AGENT, () => ({ url: test.url, agentKey: AGENT_KEY, dir, operator }));
 
-describe("durable runs: OpenAI Agents", () => {
+// Each test starts two or three agent processes, each loading its framework: slow on a loaded machine.
+describe("durable runs: OpenAI Agents", { timeout: 240_000 }, () => {
   it("openai-agents durable: killed while waiting and started again, the run continues on the same approval, the tool runs once and what ran is recorded", async () => {
     const run = await newRun();
     const first = run.start();
@@ -63,5 +64,21 @@ describe("durable runs: OpenAI Agents", () => {
     expect(await second.line(/^done /)).toContain("refunded 40 on order 1001");
     expect(await run.approvals()).toHaveLength(1);
     expect(await run.toolRuns()).toHaveLength(1);
+  });
+
+  it("openai-agents durable: killed between the claim and the report, the continued run never runs the tool again, tells the model the outcome is unknown and ends; the console says so", async () => {
+    const run = await newRun();
+    const first = run.start({ TOOL_BLOCKS: "1" });
+    const approval = await run.asked();
+    await operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "approve" });
+    await run.toolStarted();
+    await first.kill();
+
+    const second = run.start();
+    expect(await second.line(/^done /)).toContain(`approval ${approval.approvalId} was claimed at`);
+    expect(second.output()).toContain("the call's outcome is unknown, and it is not run again");
+    expect(await second.exited).toBe(0);
+    expect(await run.toolRuns()).toHaveLength(1);
+    expect((await run.approvals())[0]).toMatchObject({ status: "APPROVED", executedAt: null, executionUnknown: true });
   });
 });

@@ -2,6 +2,7 @@
 // durable-run tests: one durable run (RUN_ID) of a refund agent on a model
 // that asks for the refund until it has the tool's output; each run of the
 // tool is a line in TOOL_LOG, so a test counts what ran across processes.
+// TOOL_BLOCKS=1: the tool records its run, then never returns (to die inside it).
 import { appendFileSync } from "node:fs";
 import { Agent, setTracingDisabled, tool } from "@openai/agents";
 import { assistantMessage, functionCall, modelResponder, ScriptedModel } from "@openai/agents/testing";
@@ -20,6 +21,7 @@ const refund = tool({
   needsApproval: true,
   execute: async (args) => {
     appendFileSync(env.TOOL_LOG!, `${JSON.stringify({ args, pid: process.pid })}\n`);
+    if (env.TOOL_BLOCKS === "1") await new Promise(() => undefined);
     return `refunded ${args.amount} on order ${args.order}`;
   },
 });

@@ -18,9 +18,11 @@
 // An interrupt raised inside a subgraph is asked on a request of that subgraph,
 // begun under the run's request, so the console shows where in the graph it
 // paused.
+import { AsyncLocalStorage } from "node:async_hooks";
 import { Command, INTERRUPT, MemorySaver } from "@langchain/langgraph";
+import { decodeJwt } from "jose";
 import type { ApprovalResult, DecisionAction, Json } from "../contract.ts";
-import { argsSha256 } from "../receipts.ts";
+import { argsSha256, type ReceiptClaims } from "../receipts.ts";
 import { clip, SUMMARY_CHARS } from "./text.ts";
 import { RunDrivenElsewhereError } from "../durable-run.ts";
 import type { RequestHandle, Tollgate } from "../index.ts";
@@ -147,6 +149,79 @@ export async function runApproved<T>(
   return { ran: true, result };
 }
 
+/** The run a graph's tools are running in, for runOnce: its client and its request. */
+const runningIn = new AsyncLocalStorage<{ tollgate: Tollgate; requestId: string }>();
+
+/** A LangChain tool as the graph's tool node invokes it: with a tool call, or with its arguments. */
+interface InvokableTool {
+  name: string;
+  invoke(input: unknown, config?: Record<string, unknown>): Promise<unknown>;
+}
+
+/**
+ * Wraps a tool that the graph runs itself (createAgent's tool node under
+ * humanInTheLoopMiddleware, a ToolNode after an interrupt) so that a call
+ * approved in Tollgate runs at most once, in any process: inside the tool it
+ * finds the call's approval (this run's approved call of that tool with exactly
+ * these arguments), takes its execution claim, runs the tool with the
+ * approval's id as `configurable.idempotencyKey`, and reports what ran. A
+ * process that died between the claim and the report leaves the claim: the
+ * call is not run again, and the tool's result says why (the console says the
+ * outcome is unknown). Calls no approval covers (tools the middleware does not
+ * gate) run as they are.
+ */
+export function runOnce<T extends InvokableTool>(tool: T): T {
+  const wrapped = Object.create(tool) as T;
+  wrapped.invoke = async (input: unknown, config?: Record<string, unknown>) => {
+    const run = runningIn.getStore();
+    const call = isObject(input) && input.type === "tool_call" ? input : null;
+    const args = call ? call.args : input;
+    const approvalId = run ? await approvalOfCall(run, tool.name, args) : null;
+    if (!run || !approvalId) return tool.invoke(input, config);
+    const claimKey = `${run.tollgate.replicaId}:${approvalId}`;
+    const claim = await run.tollgate.call("approval.claimExecution", { approvalId, claimKey });
+    if (!claim.granted) {
+      return claim.execution
+        ? `approval ${approvalId} already ran this call; it runs at most once. What it returned: ${JSON.stringify(claim.execution.result ?? null)}`
+        : `approval ${approvalId} was claimed at ${claim.claimedAt} by a process that stopped before it reported what ran: the call's outcome is unknown, and it is not run again`;
+    }
+    const configurable = { ...(isObject(config?.configurable) ? config.configurable : {}), idempotencyKey: approvalId };
+    const output = await tool.invoke(input, { ...config, configurable });
+    const content = isObject(output) && "content" in output && (output as { lc_kwargs?: unknown }).lc_kwargs ? output.content : output;
+    await run.tollgate
+      .call("approval.reportExecution", { approvalId, executedArgs: args as Json, result: (content ?? null) as Json, claimKey })
+      // The tool ran; a lost report must not fail the run and invite a second one.
+      .catch((error: Error) => console.warn(`tollgate: approval ${approvalId} ran, but reporting the execution failed: ${error.message}`));
+    return output;
+  };
+  return wrapped;
+}
+
+/**
+ * The run's approved call of `tool` with exactly these arguments (by the
+ * receipt's hash of the approved, or edited, arguments): the latest one, so a
+ * call repeated in a later turn finds its own approval.
+ */
+async function approvalOfCall(run: { tollgate: Tollgate; requestId: string }, tool: string, args: unknown): Promise<string | null> {
+  const { approvals } = await run.tollgate.call("request.load", { requestId: run.requestId });
+  const hash = argsSha256(args);
+  const matching = approvals.filter((approval) => approval.tool === tool && mayRun(approval) && receiptHash(approval.decision?.receipt) === hash);
+  return matching.at(-1)?.approvalId ?? null;
+}
+
+const mayRun = (result: ApprovalResult) =>
+  (result.status === "APPROVED" || result.status === "EXPIRED") && (result.decision?.action === "approve" || result.decision?.action === "edit");
+
+/** Read, not verified: the receipt came from Tollgate in this process's own answer. */
+function receiptHash(receipt: string | undefined): string | null {
+  if (!receipt) return null;
+  try {
+    return decodeJwt<Partial<ReceiptClaims>>(receipt).args_sha256 ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Runs the graph on `input` until it ends, asking Tollgate about every
  * interrupt on the way. The run is one Tollgate request (its `resumeToken` is
@@ -174,10 +249,12 @@ export async function runWithApprovals<T = unknown>(
   const run = runId ? await tollgate.beginRun({ ...begin, runId }) : null;
   const root = run ?? (await tollgate.begin({ ...begin, resumeToken: threadId }));
   let asked = 0;
+  // The graph's tools wrapped in runOnce find their approvals on this run's request.
+  const inRun = <R>(work: () => Promise<R>) => runningIn.run({ tollgate, requestId: root.requestId }, work);
   try {
     // A continued run picks up where the checkpoint stands: its pending
     // interrupts are the ones already asked (found again by interrupt id).
-    let result = run?.continued ? await fromCheckpoint(graph, config) : await graph.invoke(input, config);
+    let result = await inRun(() => (run?.continued ? fromCheckpoint(graph, config) : graph.invoke(input, config)));
     for (;;) {
       const interrupts = interruptsOf(result);
       if (interrupts.length === 0) {
@@ -227,7 +304,8 @@ export async function runWithApprovals<T = unknown>(
       }
       // Only the process that still drives the run resumes the graph.
       await run?.hold();
-      result = await graph.invoke(new Command({ resume: Object.fromEntries(resumes.map(({ id, results, translation }) => [id, translation.resume(results)])) }), config);
+      const resume = new Command({ resume: Object.fromEntries(resumes.map(({ id, results, translation }) => [id, translation.resume(results)])) });
+      result = await inRun(() => graph.invoke(resume, config));
       if (resumes.some(({ translation }) => translation.ran)) {
         const messages = (((await graph.getState(config)) as { values?: { messages?: unknown[] } }).values?.messages ?? []) as unknown[];
         for (const ran of resumes.flatMap(({ results, translation }) => translation.ran?.(results, messages) ?? [])) await recordRun(tollgate, ran);

@@ -356,23 +356,33 @@ async function resume<TAgent extends Agent<any, any>>(drive: Drive<TAgent>, stat
   const canceled = decided.find(({ result }) => result.status === "CANCELED");
   if (canceled) throw new RunCanceledError(canceled.result.approvalId);
 
-  const approved = decided.filter(({ result }) => mayRun(result));
-  for (const { item, result } of decided) {
-    if (mayRun(result)) state.approve(item);
-    // Without a message the SDK's default (or the runner's toolErrorFormatter) tells the model.
-    else state.reject(item, result.decision?.message ? { message: result.decision.message } : undefined);
-  }
   // Only the process that still drives a durable run runs its tools.
   await drive.run?.hold();
   const claimKey = `${FRAMEWORK}:${randomUUID()}`;
-  for (const { result } of approved) {
+  const approved: typeof decided = [];
+  for (const entry of decided) {
+    const { item, result } = entry;
+    if (!mayRun(result)) {
+      // Without a message the SDK's default (or the runner's toolErrorFormatter) tells the model.
+      state.reject(item, result.decision?.message ? { message: result.decision.message } : undefined);
+      continue;
+    }
     const claim = await tollgate.call("approval.claimExecution", { approvalId: result.approvalId, claimKey });
-    if (!claim.granted) {
+    if (claim.granted) {
+      state.approve(item);
+      approved.push(entry);
+      continue;
+    }
+    // Without a durable run's lease, another live process may be running it right now: leave the pause to it.
+    if (!drive.run) {
       throw new AlreadyResumedError(
         pause.requestId,
         claim.execution ? `was resumed by another process at ${claim.claimedAt}` : `was claimed by a process at ${claim.claimedAt} that has not reported what ran (it may have stopped: the outcome is unknown)`,
       );
     }
+    // This process holds the durable run, so the claim was its earlier driver's, which stopped: the call is
+    // never run again; the model learns why in its place, and the run goes on to its end.
+    state.reject(item, { message: notRunAgain(result.approvalId, claim.claimedAt, claim.execution) });
   }
 
   const next = await execute(drive, state);
@@ -393,6 +403,13 @@ async function resume<TAgent extends Agent<any, any>>(drive: Drive<TAgent>, stat
 // ---- Mapping -------------------------------------------------------------------
 
 const mayRun = (result: ApprovalResult) => result.status === "APPROVED" || (result.status === "EXPIRED" && result.decision?.action === "approve");
+
+/** What the model reads in place of a call a stopped process had claimed: it is not run again. */
+function notRunAgain(approvalId: string, claimedAt: string, execution: { result?: unknown; at: string } | null): string {
+  return execution
+    ? `approval ${approvalId} already ran this call (reported at ${execution.at}); it runs at most once. What it returned: ${JSON.stringify(execution.result ?? null)}`
+    : `approval ${approvalId} was claimed at ${claimedAt} by a process that stopped before it reported what ran: the call's outcome is unknown, and it is not run again`;
+}
 
 function pausedCall(item: RunToolApprovalItem): PausedCall {
   const raw = item.rawItem as { type: string; callId?: string; id?: string; action?: unknown; actions?: unknown; operation?: unknown; providerData?: Record<string, unknown> };
