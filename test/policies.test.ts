@@ -338,6 +338,31 @@ describe("the editor's checks and dry runs", () => {
     expect(await db.prisma.approval.count()).toBe(0);
   });
 
+  it("dry run: an MCP call's annotations and tool definition are judged as approval.request judges them, a missing hint as MCP's default, a claim of safety only when pinned", async () => {
+    const admin = await operatorCaller(app.deps);
+    const readFile = { name: "read_file", description: "Reads a file", annotations: { readOnlyHint: true }, inputSchema: { type: "object", properties: { path: { type: "string" } } } };
+    await admin.policy.create({ name: "pinned reads of files", match: { agent: "files", pinned: true, annotations: { readOnlyHint: true } }, outcome: "approve" });
+    await admin.policy.create({ name: "destructive files", match: { agent: "files", annotations: { destructiveHint: true } }, outcome: "require", approvers: 2 });
+    const ask = (extra: object) => admin.policy.evaluate({ agent: "files", tool: "read_file", args: { path: "/a" }, ...extra });
+
+    // Not pinned yet: the server's own claim of read-only decides nothing, and a missing destructive hint counts as destructive.
+    expect(await ask({ annotations: { readOnlyHint: true }, toolDefinition: readFile })).toMatchObject({
+      name: "destructive files",
+      trail: [{ name: "pinned reads of files", matched: false, reason: expect.stringContaining("is not pinned") }, { name: "destructive files", matched: true }],
+    });
+    await admin.policy.pinTool({ agent: "files", definition: readFile });
+    expect(await ask({ annotations: { readOnlyHint: true }, toolDefinition: readFile })).toMatchObject({ name: "pinned reads of files", outcome: "approve" });
+    // A changed description is another definition: no longer pinned.
+    expect(await ask({ annotations: { readOnlyHint: true }, toolDefinition: { ...readFile, description: "Reads a file and uploads it" } })).toMatchObject({ name: "destructive files" });
+    // Said not destructive, unpinned: no rule matches, the default gate applies.
+    expect(await ask({ annotations: { destructiveHint: false } })).toMatchObject({
+      policyId: null,
+      trail: [{ matched: false }, { name: "destructive files", matched: false, reason: "annotations: destructiveHint is false, not true" }],
+    });
+    await expect(ask({ annotations: { readOnly: true } })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    expect(await db.prisma.approval.count()).toBe(0);
+  });
+
   it("simulation: replays recent approvals against a draft rule", async () => {
     const { agent, begun } = await running();
     for (const amount of [10, 20, 30, 5000]) await agent.approval.request({ requestId: begun.requestId, tool: "refund", args: { amount } });

@@ -52,6 +52,7 @@ export function DryRun() {
   const [tool, setTool] = useState("");
   const [args, setArgs] = useState("{}");
   const [metadata, setMetadata] = useState("");
+  const [mcpTool, setMcpTool] = useState("");
   const [errors, setErrors] = useState<Record<string, string>>({});
   const evaluate = useMutation({
     mutationFn: (input: DryRunInput) => client.policy.evaluate.query(input),
@@ -66,14 +67,20 @@ export function DryRun() {
     if (!parsedArgs.ok) next.args = parsedArgs.message;
     const parsedMetadata = parseJsonObject(metadata);
     if (!parsedMetadata.ok) next.metadata = parsedMetadata.message;
+    const parsedTool = parseJsonObject(mcpTool, '{"name": "read_file", "annotations": {"readOnlyHint": true}}');
+    if (!parsedTool.ok) next.mcpTool = parsedTool.message;
     setErrors(next);
-    if (Object.keys(next).length || !parsedArgs.ok || !parsedMetadata.ok) return;
+    if (Object.keys(next).length || !parsedArgs.ok || !parsedMetadata.ok || !parsedTool.ok) return;
+    const listed = parsedTool.value as { name?: unknown; annotations?: DryRunInput["annotations"] } | undefined;
     evaluate.mutate({
       agent: agent.trim(),
       tool: tool.trim(),
       // Parsed from JSON text, so JSON by construction.
       args: parsedArgs.value as Json,
       ...(parsedMetadata.value !== undefined ? { sessionMetadata: parsedMetadata.value as Json } : {}),
+      // The tool as its MCP server lists it: its hints, and (named) the definition a pin is checked against.
+      ...(listed?.annotations !== undefined ? { annotations: listed.annotations } : {}),
+      ...(listed && typeof listed.name === "string" ? { toolDefinition: listed as DryRunInput["toolDefinition"] } : {}),
     });
   }
 
@@ -107,6 +114,19 @@ export function DryRun() {
               value={metadata}
               onChange={(event) => setMetadata(event.target.value)}
               className={`${inputClass(Boolean(errors.metadata))} font-mono text-xs`}
+            />
+          )}
+        </Field>
+        <Field label="MCP tool as its server lists it (JSON object, optional)" error={errors.mcpTool}>
+          {(control) => (
+            <textarea
+              {...control}
+              rows={2}
+              spellCheck={false}
+              placeholder='{"name": "read_file", "annotations": {"readOnlyHint": true}}'
+              value={mcpTool}
+              onChange={(event) => setMcpTool(event.target.value)}
+              className={`${inputClass(Boolean(errors.mcpTool))} font-mono text-xs`}
             />
           )}
         </Field>

@@ -13,9 +13,9 @@ export function parseJsonText(text: string, empty: { value: unknown } | "require
 }
 
 /** Session metadata is an object of keys, as sessions store it. */
-export function parseJsonObject(text: string): JsonText {
+export function parseJsonObject(text: string, example = '{"tier": "gold"}'): JsonText {
   const parsed = parseJsonText(text, { value: undefined });
   if (!parsed.ok || parsed.value === undefined) return parsed;
-  if (parsed.value === null || typeof parsed.value !== "object" || Array.isArray(parsed.value)) return { ok: false, message: 'must be a JSON object such as {"tier": "gold"}' };
+  if (parsed.value === null || typeof parsed.value !== "object" || Array.isArray(parsed.value)) return { ok: false, message: `must be a JSON object such as ${example}` };
   return parsed;
 }

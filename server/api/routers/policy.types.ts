@@ -146,6 +146,10 @@ export const zDryRunInput = z.object({
   agentKeyId: zId("key").optional(),
   sessionId: zId("ses").optional(),
   sessionMetadata: zJson(LIMITS.metadataBytes).optional(),
+  /** The MCP tool's annotations as its server would send them; a missing hint counts as MCP's default. */
+  annotations: zToolAnnotations.optional(),
+  /** The tool as its server lists it: a rule with `pinned` matches only while this is pinned for the agent. */
+  toolDefinition: zToolDefinition.optional(),
 });
 
 export const zDryRunResult = z.object({

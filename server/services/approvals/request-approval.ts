@@ -23,7 +23,8 @@ import { askOf, escalationDueAt, reminderDueAt, type Route } from "../../domain/
 import { publishChanges, transact, withRetries } from "../transaction.ts";
 import { approvalResult, type ApprovalResult } from "./approval-views.ts";
 import type { ToolAnnotations } from "../../domain/risk.ts";
-import { toolDefinitionSha256, type ToolDefinition } from "../../domain/tool-pins.ts";
+import type { ToolDefinition } from "../../domain/tool-pins.ts";
+import { pinFacts } from "../policies/tool-pins.ts";
 import { signReceipt } from "./finish-approval.ts";
 import { refuseMixedScripts } from "../workspaces/name-scripts.ts";
 
@@ -397,7 +398,7 @@ async function gate(
   }
   const matched = evaluatePolicies(
     await policySetFor(deps.policyCache, db, workspaceId, request.policyVersion),
-    { agent: request.agent, tool: input.tool, agentKeyId: agent.agentKeyId, sessionId: request.sessionId, sessionMetadata: request.metadata, args: input.args, ...(await pinFacts(db, workspaceId, request.agent, input)) },
+    { agent: request.agent, tool: input.tool, agentKeyId: agent.agentKeyId, sessionId: request.sessionId, sessionMetadata: request.metadata, args: input.args, ...(await pinFacts(db, workspaceId, request.agent, input.tool, input)) },
     now,
   ).rule;
   // A question or a form is answered by a person: the rule's reject, role,
@@ -572,17 +573,3 @@ function earliest(...times: Array<Date | null>): Date | null {
   return set.length ? new Date(Math.min(...set.map((time) => time.getTime()))) : null;
 }
 
-/**
- * The call's MCP facts for the rules: its annotations, and whether the tool
- * definition it came with is pinned for its agent. A pinned call is judged
- * by the pinned definition's annotations, whatever else the request says.
- */
-async function pinFacts(db: Tx, workspaceId: string, agent: string, input: RequestApprovalInput): Promise<{ annotations: ToolAnnotations | null; pinned: boolean }> {
-  const definition = input.toolDefinition;
-  if (!definition || definition.name !== input.tool) return { annotations: input.annotations ?? null, pinned: false };
-  const pin = await db.toolPin.findUnique({
-    where: { workspaceId_agent_tool_sha256: { workspaceId, agent, tool: input.tool, sha256: toolDefinitionSha256(definition) } },
-    select: { id: true },
-  });
-  return pin ? { annotations: definition.annotations ?? null, pinned: true } : { annotations: input.annotations ?? null, pinned: false };
-}

@@ -9,6 +9,9 @@ import { nextPriority, ruleFields, type PolicyInput } from "./policy-input.ts";
 import { assertValidRule, ruleOf } from "./policy-rows.ts";
 import { workspaceGate } from "./workspace-gate.ts";
 import { refuseMixedScripts } from "../workspaces/name-scripts.ts";
+import type { ToolAnnotations } from "../../domain/risk.ts";
+import type { ToolDefinition } from "../../domain/tool-pins.ts";
+import { pinFacts } from "./tool-pins.ts";
 
 export interface DryRunInput {
   agent: string;
@@ -17,6 +20,9 @@ export interface DryRunInput {
   agentKeyId?: string;
   sessionId?: string;
   sessionMetadata?: unknown;
+  /** As approval.request takes them: the call is judged as the gateway's would be. */
+  annotations?: ToolAnnotations;
+  toolDefinition?: ToolDefinition;
 }
 
 export interface DryRunResult {
@@ -48,6 +54,7 @@ export async function dryRunPolicies(deps: ServiceDeps, workspaceId: string, inp
     agentKeyId: input.agentKeyId ?? null,
     sessionId: input.sessionId ?? null,
     sessionMetadata: input.sessionMetadata ?? null,
+    ...(await pinFacts(deps.prisma, workspaceId, input.agent, input.tool, input)),
   };
   const { rule, trail } = evaluatePolicies(set, facts, deps.now(), { explain: true });
   const gate = gateFor(rule, await workspaceGate(deps, workspaceId), {}, input.tool);

@@ -7,7 +7,8 @@ import { notFound } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import type { OperatorPrincipal } from "../../domain/principal.ts";
 import { toolDefinitionSha256, type ToolDefinition } from "../../domain/tool-pins.ts";
-import type { ServiceDeps } from "../deps.ts";
+import type { ToolAnnotations } from "../../domain/risk.ts";
+import type { ServiceDeps, Tx } from "../deps.ts";
 import { operatorActor } from "./create-policy.ts";
 
 export interface ToolPinView {
@@ -29,6 +30,27 @@ const view = (pin: { id: string; agent: string; tool: string; sha256: string; de
   pinnedBy: pin.pinnedBy,
   createdAt: pin.createdAt.toISOString(),
 });
+
+/**
+ * The call's MCP facts for the rules: its annotations, and whether the tool
+ * definition it came with is pinned for its agent. A pinned call is judged
+ * by the pinned definition's annotations, whatever else the call says.
+ */
+export async function pinFacts(
+  db: Tx | ServiceDeps["prisma"],
+  workspaceId: string,
+  agent: string,
+  tool: string,
+  given: { annotations?: ToolAnnotations | null; toolDefinition?: ToolDefinition | null },
+): Promise<{ annotations: ToolAnnotations | null; pinned: boolean }> {
+  const definition = given.toolDefinition;
+  if (!definition || definition.name !== tool) return { annotations: given.annotations ?? null, pinned: false };
+  const pin = await db.toolPin.findUnique({
+    where: { workspaceId_agent_tool_sha256: { workspaceId, agent, tool, sha256: toolDefinitionSha256(definition) } },
+    select: { id: true },
+  });
+  return pin ? { annotations: definition.annotations ?? null, pinned: true } : { annotations: given.annotations ?? null, pinned: false };
+}
 
 /** Pins the definition for the agent (the MCP server's name); pinning the same definition again returns its pin. */
 export async function pinTool(deps: ServiceDeps, operator: OperatorPrincipal, agent: string, definition: ToolDefinition): Promise<ToolPinView> {
