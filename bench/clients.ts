@@ -6,26 +6,43 @@
 // interleaved blocks of 25 whose order rotates, so a machine whose speed drifts
 // slows all alike; each ratio is the median over the blocks of the block
 // medians' ratio. Then full agent loops (begin, ask, wait, complete) of 100
-// agents at once, and a burst of 100 plain-HTTP agents asking together.
+// agents at once, console on and off in alternating rounds beside LangGraph's
+// 100 threads pausing and resuming, and a burst of 100 plain-HTTP agents
+// asking together. On the embedded database, then on PostgreSQL when it answers.
 //
-//   npm run bench:clients                     # the embedded database
-//   BENCH_DATABASE_URL=postgres://... npm run bench:clients
+//   npm run bench:clients                     # whole run, about 6 minutes
+//   npm run bench:clients -- --quick          # 3 blocks, short loops: for development
+//   BENCH_DATABASES=embedded npm run bench:clients
 //
-// Writes bench/results-clients.md (with the machine's size) and prints it.
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
+// PostgreSQL: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else
+// postgres://root@127.0.0.1:5432/postgres (two throwaway databases are made
+// there, one per server). A run longer than BENCH_DEADLINE_MINUTES (12) stops,
+// writing what it measured and where it stopped. Writes
+// bench/results-clients.md (the machine's size, the load average during the
+// run) and prints it.
+import { spawn, spawnSync, execFileSync, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
-import { availableParallelism, cpus, totalmem } from "node:os";
+import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
 import { createInterface } from "node:readline";
 import { createTollgate } from "../sdk/src/index.ts";
+import { createEmptyPostgresDatabase, type ThrowawayDatabase } from "../test/databases.ts";
+import { postgresTemplate } from "../test/templates.ts";
 import { connectOperator, type BenchOperator } from "./approver.ts";
 import { BLOCK } from "./interleave.ts";
 import { langGraphSampler } from "./langgraph.ts";
 import { startBenchServer, type BenchServer } from "./server.ts";
 import { percentile } from "./stats.ts";
+import { warmUp } from "./warm-up.ts";
 
-const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 8);
-const LOOP_SECONDS = Number(process.env.BENCH_LOOP_SECONDS ?? 8);
+const QUICK = process.argv.includes("--quick");
+const BLOCKS = Number(process.env.BENCH_BLOCKS ?? (QUICK ? 3 : 8));
+const LOOP_SECONDS = Number(process.env.BENCH_LOOP_SECONDS ?? (QUICK ? 3 : 8));
+/** Rounds of the loads, console on and off alternating within each. */
+const LOOP_ROUNDS = Number(process.env.BENCH_LOOP_ROUNDS ?? (QUICK ? 1 : 2));
+const SERVER_WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? (QUICK ? 3 : 8));
+const DEADLINE_MINUTES = Number(process.env.BENCH_DEADLINE_MINUTES ?? 12);
+const DATABASES = (process.env.BENCH_DATABASES ?? "embedded,postgres").split(",");
 const AGENTS = 100;
 const now = () => performance.now();
 const median = (values: number[]) => percentile(values, 50);
@@ -117,12 +134,12 @@ async function askOverHttp(http: ReturnType<typeof plainCall>, requestId: string
   return answer;
 }
 
-async function plainHttpSampler(server: BenchServer, console: Awaited<ReturnType<typeof operatorOf>>): Promise<Sampler> {
+async function plainHttpSampler(name: string, server: BenchServer, console: Awaited<ReturnType<typeof operatorOf>>): Promise<Sampler> {
   const http = plainCall(server);
-  const { sessionId } = await http.mutate<{ sessionId: string }>("session.open", { title: "bench: plain HTTP" });
+  const { sessionId } = await http.mutate<{ sessionId: string }>("session.open", { title: `bench: ${name}` });
   const { requestId } = await http.mutate<{ requestId: string }>("request.begin", { sessionId, agent: "http-agent" });
   return {
-    name: "plain HTTP",
+    name,
     async sample(i) {
       const started = now();
       const heard = console.hears(requestId);
@@ -153,6 +170,7 @@ for line in sys.stdin:
 
 async function pythonSampler(server: BenchServer, console: Awaited<ReturnType<typeof operatorOf>>): Promise<Sampler> {
   const child: ChildProcessWithoutNullStreams = spawn("python3", ["-c", PYTHON_AGENT, server.url, server.agentKey]);
+  children.add(child);
   child.stderr.pipe(process.stderr);
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   const nextLine = async () => {
@@ -169,7 +187,10 @@ async function pythonSampler(server: BenchServer, console: Awaited<ReturnType<ty
       await console.decide(await heard);
       return Number(await nextLine());
     },
-    close: () => void child.kill(),
+    close: () => {
+      child.kill();
+      children.delete(child);
+    },
   };
 }
 
@@ -178,48 +199,90 @@ async function langGraphFlat(): Promise<Sampler> {
   return { name: "LangGraph (SQLite, in process)", sample: () => langGraph.sample(), close: () => langGraph.close() };
 }
 
-/**
- * `AGENTS` agents, each looping begin, ask, wait, complete while the operator
- * approves every push; loops a second over LOOP_SECONDS after a warm-up.
- */
-async function fullLoops(server: BenchServer, operator: BenchOperator, kind: "sdk" | "http"): Promise<number> {
-  const sdk = createTollgate({ url: server.url, apiKey: server.agentKey });
-  const http = plainCall(server);
-  const { sessionId } = await sdk.openSession({ title: `bench: ${kind} loops` });
-  const onRequested = (event: { approvalId: string; sessionId: string }) => {
-    if (event.sessionId === sessionId) void operator.client.approval.decide.mutate({ approvalId: event.approvalId, action: "approve" }).catch(() => undefined);
-  };
-  operator.socket.on("approval:requested", onRequested);
-  const loop = async (agent: number) => {
-    if (kind === "sdk") {
-      const request = await sdk.begin({ sessionId, agent: `loop-${agent}` });
-      if ((await sdk.ask({ requestId: request.requestId, tool: "send_email", args: { agent } })).status !== "APPROVED") throw new Error("a loop was not approved");
-      await request.complete();
-    } else {
-      const { requestId } = await http.mutate<{ requestId: string }>("request.begin", { sessionId, agent: `loop-${agent}` });
-      if ((await askOverHttp(http, requestId, { agent })).status !== "APPROVED") throw new Error("a loop was not approved");
-      await http.mutate("request.complete", { requestId });
-    }
-  };
+/** Loops still running this long after a load's end are abandoned, and the load says so. */
+const STRAGGLER_SECONDS = 30;
+let stragglers = 0;
+
+/** `AGENTS` loops at once of `loop`, for a warm-up and then LOOP_SECONDS: loops a second. */
+async function loopsPerSecond(loop: (agent: number) => Promise<void>): Promise<number> {
   const runUntil = async (deadline: number) => {
     let loops = 0;
-    await Promise.all(
+    let running = AGENTS;
+    const all = Promise.all(
       Array.from({ length: AGENTS }, async (_, agent) => {
         while (now() < deadline) {
           await loop(agent);
           loops += 1;
         }
+        running -= 1;
       }),
     );
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, deadline - now() + STRAGGLER_SECONDS * 1000)));
+    await Promise.race([all, bound]);
+    clearTimeout(timer);
+    if (running > 0) {
+      stragglers += running;
+      progress(`${running} loops still waiting ${STRAGGLER_SECONDS} s after the load's end: left behind`);
+    }
     return loops;
   };
-  await runUntil(now() + 2_000);
+  await runUntil(now() + Math.min(2, LOOP_SECONDS) * 1000);
   const started = now();
   const loops = await runUntil(started + LOOP_SECONDS * 1000);
-  const perSecond = loops / ((now() - started) / 1000);
-  operator.socket.off("approval:requested", onRequested);
-  sdk.close();
-  return perSecond;
+  return loops / ((now() - started) / 1000);
+}
+
+/**
+ * The operator's decision, sent again when it fails (the same decision again
+ * is answered with the stored one), up to three times; a failure is said, not
+ * hidden: its agent would wait for ever.
+ */
+function decideNow(operator: BenchOperator, approvalId: string, attempt = 1): void {
+  void operator.client.approval.decide.mutate({ approvalId, action: "approve" }).catch((error: unknown) => {
+    progress(`a decision failed (attempt ${attempt}): ${String(error)}`);
+    if (attempt < 3) decideNow(operator, approvalId, attempt + 1);
+  });
+}
+
+/**
+ * `AGENTS` agents, each looping begin, ask, wait, complete while the operator
+ * approves every push: loops a second.
+ */
+async function fullLoops(server: BenchServer, operator: BenchOperator, kind: "sdk" | "http"): Promise<number> {
+  const sdk = createTollgate({ url: server.url, apiKey: server.agentKey, push: kind === "sdk" });
+  const http = plainCall(server);
+  const { sessionId } = await sdk.openSession({ title: `bench: ${kind} loops` });
+  const onRequested = (event: { approvalId: string; sessionId: string }) => {
+    if (event.sessionId === sessionId) decideNow(operator, event.approvalId);
+  };
+  operator.socket.on("approval:requested", onRequested);
+  try {
+    return await loopsPerSecond(async (agent) => {
+      if (kind === "sdk") {
+        const request = await sdk.begin({ sessionId, agent: `loop-${agent}` });
+        if ((await sdk.ask({ requestId: request.requestId, tool: "send_email", args: { agent } })).status !== "APPROVED") throw new Error("a loop was not approved");
+        await request.complete();
+      } else {
+        const { requestId } = await http.mutate<{ requestId: string }>("request.begin", { sessionId, agent: `loop-${agent}` });
+        if ((await askOverHttp(http, requestId, { agent })).status !== "APPROVED") throw new Error("a loop was not approved");
+        await http.mutate("request.complete", { requestId });
+      }
+    });
+  } finally {
+    operator.socket.off("approval:requested", onRequested);
+    sdk.close();
+  }
+}
+
+/** LangGraph's flat graph, `AGENTS` threads at once each pausing and resuming in a loop: loops a second. */
+async function langGraphLoops(): Promise<number> {
+  const langGraph = await langGraphSampler(1, "sqlite");
+  try {
+    return await loopsPerSecond(async () => void (await langGraph.sample()));
+  } finally {
+    await langGraph.close();
+  }
 }
 
 /** AGENTS plain-HTTP agents ask at once; seconds until the last has its decision. */
@@ -228,7 +291,7 @@ async function plainHttpBurst(server: BenchServer, operator: BenchOperator): Pro
   const { sessionId } = await http.mutate<{ sessionId: string }>("session.open", { title: "bench: burst" });
   const requests = await Promise.all(Array.from({ length: AGENTS }, (_, agent) => http.mutate<{ requestId: string }>("request.begin", { sessionId, agent: `burst-${agent}` })));
   const onRequested = (event: { approvalId: string; sessionId: string }) => {
-    if (event.sessionId === sessionId) void operator.client.approval.decide.mutate({ approvalId: event.approvalId, action: "approve" }).catch(() => undefined);
+    if (event.sessionId === sessionId) decideNow(operator, event.approvalId);
   };
   operator.socket.on("approval:requested", onRequested);
   const started = now();
@@ -245,73 +308,193 @@ function consoleBuilt(): void {
 }
 
 const fmt = (value: number, digits = 2) => value.toFixed(digits);
+const verdict = (ok: boolean) => (ok ? "met" : "**missed**");
+const progress = (text: string) => console.error(`bench:clients ${((now() - runStarted) / 1000).toFixed(0)} s: ${text}`);
 
-async function main() {
-  consoleBuilt();
-  const databaseUrl = process.env.BENCH_DATABASE_URL;
-  const database = databaseUrl ? "PostgreSQL" : "embedded (PGlite)";
-  const started: BenchServer[] = [];
-  const lines: string[] = [];
+/** What this run has started, stopped at the end or when the deadline cuts the run short. */
+const servers = new Set<BenchServer>();
+const children = new Set<ChildProcessWithoutNullStreams>();
+const databases = new Set<ThrowawayDatabase>();
+const runStarted = now();
+
+/** The machine's load while the run goes: the 1-minute load average every 5 s. */
+const loads: number[] = [loadavg()[0]!];
+const loadSampler = setInterval(() => loads.push(loadavg()[0]!), 5_000);
+loadSampler.unref();
+
+async function startServer(databaseUrl: string | undefined, consoleOn: boolean): Promise<BenchServer> {
+  // A PostgreSQL database here is a copy of the migrated template: not emptied first.
+  const server = await startBenchServer(databaseUrl, { reset: false, env: { TOLLGATE_CONSOLE: consoleOn ? "on" : "off" } });
+  servers.add(server);
+  return server;
+}
+
+async function stopServer(server: BenchServer) {
+  servers.delete(server);
+  await server.stop();
+}
+
+/** The round trips, loads and burst on one database: its section of the results. */
+async function measureDatabase(label: string, urls: { on?: string; off?: string }, postgres: boolean): Promise<string[]> {
+  progress(`${label}: starting a console-on and a console-off server`);
+  const [consoleOn, consoleOff] = await Promise.all([startServer(urls.on, true), startServer(urls.off, false)]);
+  const on = await operatorOf(consoleOn);
+  const off = await operatorOf(consoleOff);
   try {
-    const consoleOn = await startBenchServer(databaseUrl, { env: { TOLLGATE_CONSOLE: "on" } });
-    started.push(consoleOn);
-    // A second PostgreSQL database would be needed for a second server there: the console-off server runs embedded then.
-    const consoleOff = await startBenchServer(undefined, { env: { TOLLGATE_CONSOLE: "off" } });
-    started.push(consoleOff);
-    const on = await operatorOf(consoleOn);
-    const off = await operatorOf(consoleOff);
+    progress(`${label}: warming both servers up (${SERVER_WARM_UP_SECONDS} s each)`);
+    await warmUp(consoleOn, on.operator, SERVER_WARM_UP_SECONDS);
+    await warmUp(consoleOff, off.operator, SERVER_WARM_UP_SECONDS);
+    progress(`${label}: LangGraph warming up`);
     const samplers = [
       await langGraphFlat(),
       await sdkSampler("SDK", consoleOn, on),
-      await plainHttpSampler(consoleOn, on),
+      await plainHttpSampler("plain HTTP", consoleOn, on),
       await pythonSampler(consoleOn, on),
       await sdkSampler("SDK, console off", consoleOff, off),
+      await plainHttpSampler("plain HTTP, console off", consoleOff, off),
     ];
     // Warm-up: a block of each, not counted.
     for (const sampler of samplers) for (let i = 0; i < BLOCK; i++) await sampler.sample(i);
+    progress(`${label}: ${BLOCKS} interleaved blocks of ${BLOCK} round trips per side`);
     const blocks = await interleavedBlocks(samplers);
     for (const sampler of samplers) await sampler.close?.();
-    const [langGraph, sdk, http, python, sdkOff] = blocks as [number[][], number[][], number[][], number[][], number[][]];
+    const [langGraph, sdk, http, python, sdkOff, httpOff] = blocks as [number[][], number[][], number[][], number[][], number[][], number[][]];
     const all = (series: number[][]) => series.flat();
 
-    const sdkLoops = await fullLoops(consoleOn, on.operator, "sdk");
-    const httpLoops = await fullLoops(consoleOn, on.operator, "http");
+    // The loads, console on and off alternating round by round, LangGraph's among them.
+    const rates = { sdkOn: [] as number[], httpOn: [] as number[], sdkOff: [] as number[], httpOff: [] as number[], langGraph: [] as number[] };
+    for (let round = 0; round < LOOP_ROUNDS; round++) {
+      const runs: [keyof typeof rates, () => Promise<number>][] = [
+        ["sdkOn", () => fullLoops(consoleOn, on.operator, "sdk")],
+        ["sdkOff", () => fullLoops(consoleOff, off.operator, "sdk")],
+        ["httpOn", () => fullLoops(consoleOn, on.operator, "http")],
+        ["httpOff", () => fullLoops(consoleOff, off.operator, "http")],
+        ["langGraph", () => langGraphLoops()],
+      ];
+      if (round % 2) runs.reverse();
+      for (const [key, load] of runs) {
+        progress(`${label}: ${AGENTS} agents looping (${key}), round ${round + 1} of ${LOOP_ROUNDS}`);
+        rates[key].push(await load());
+      }
+    }
+    progress(`${label}: a burst of ${AGENTS} plain-HTTP agents`);
     const burst = await plainHttpBurst(consoleOn, on.operator);
+
+    const sdkTarget = postgres ? 500 : 250;
+    const httpTarget = postgres ? 300 : 150;
+    const rate = (values: number[]) => (values.length > 1 ? `${fmt(median(values), 0)} (${values.map((value) => fmt(value, 0)).join(", ")})` : fmt(values[0]!, 0));
+    const onOff = (a: number[], b: number[]) => median(a) / median(b);
+    return [
+      `## ${label}`,
+      "",
+      "| round trip | server | p50 ms | p99 ms | ratio (median of block ratios) | target |",
+      "|---|---|---|---|---|---|",
+      `| LangGraph.js flat pause + resume (SQLite checkpointer, in this process) | — | ${fmt(median(all(langGraph)))} | ${fmt(percentile(all(langGraph), 99))} | 1 | |`,
+      `| SDK, decision pushed on its held socket | console on | ${fmt(median(all(sdk)))} | ${fmt(percentile(all(sdk), 99))} | ${fmt(blockRatio(sdk, langGraph))}× LangGraph | ≤ 1.5×: ${verdict(blockRatio(sdk, langGraph) <= 1.5)} |`,
+      `| plain HTTP: approval.request, then approval.await long-poll | console on | ${fmt(median(all(http)))} | ${fmt(percentile(all(http), 99))} | ${fmt(blockRatio(http, sdk))}× SDK | ≤ 1.2×: ${verdict(blockRatio(http, sdk) <= 1.2)} |`,
+      `| Python client (kept-alive connection, long-poll) | console on | ${fmt(median(all(python)))} | ${fmt(percentile(all(python), 99))} | ${fmt(blockRatio(python, sdk))}× SDK | ≤ 1.5×: ${verdict(blockRatio(python, sdk) <= 1.5)} |`,
+      `| SDK | console off | ${fmt(median(all(sdkOff)))} | ${fmt(percentile(all(sdkOff), 99))} | console on ÷ off: ${fmt(blockRatio(sdk, sdkOff))} | ≤ 1.05: ${verdict(blockRatio(sdk, sdkOff) <= 1.05)} |`,
+      `| plain HTTP | console off | ${fmt(median(all(httpOff)))} | ${fmt(percentile(all(httpOff), 99))} | console on ÷ off: ${fmt(blockRatio(http, httpOff))} | ≤ 1.05: ${verdict(blockRatio(http, httpOff) <= 1.05)} |`,
+      "",
+      `| ${AGENTS} agents at once, full loops (begin, ask, wait, complete) | loops a second, median (each round) | target |`,
+      "|---|---|---|",
+      `| LangGraph.js, ${AGENTS} threads pausing and resuming in this process (SQLite) | ${rate(rates.langGraph)} | |`,
+      `| SDK, console on | ${rate(rates.sdkOn)} | ≥ ${sdkTarget}: ${verdict(median(rates.sdkOn) >= sdkTarget)} |`,
+      `| SDK, console off | ${rate(rates.sdkOff)} | on ÷ off ${fmt(onOff(rates.sdkOn, rates.sdkOff))}, ≥ 0.95: ${verdict(onOff(rates.sdkOn, rates.sdkOff) >= 0.95)} |`,
+      `| plain HTTP, console on | ${rate(rates.httpOn)} | ≥ ${httpTarget}: ${verdict(median(rates.httpOn) >= httpTarget)} |`,
+      `| plain HTTP, console off | ${rate(rates.httpOff)} | on ÷ off ${fmt(onOff(rates.httpOn, rates.httpOff))}, ≥ 0.95: ${verdict(onOff(rates.httpOn, rates.httpOff) >= 0.95)} |`,
+      "",
+      `A burst of ${AGENTS} plain-HTTP agents asking at once (console on): the last decision after ${fmt(burst)} s (target ≤ 2 s: ${verdict(burst <= 2)}).`,
+      "",
+    ];
+  } finally {
     on.operator.close();
     off.operator.close();
-
-    const verdict = (ok: boolean) => (ok ? "met" : "**missed**");
-    const cpu = cpus()[0]?.model ?? "unknown CPU";
-    lines.push(
-      `# Every client side by side (${database})`,
-      "",
-      `${new Date().toISOString()}; ${availableParallelism()} cores (${cpu}), ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${process.version}. The server, the agents, the operator and LangGraph share the machine.`,
-      `Round trips: agent asks → the operator's socket hears it → the operator decides over HTTP → the agent has the decision. ${BLOCKS} interleaved blocks of ${BLOCK} per side, the order rotating each block; ratios are the median over blocks of the block medians' ratio. Server: console on (the default) unless said; ${database}.`,
-      "",
-      "| round trip | p50 ms | p99 ms | ratio | target |",
-      "|---|---|---|---|---|",
-      `| LangGraph.js flat pause + resume (SQLite checkpointer, in process) | ${fmt(median(all(langGraph)))} | ${fmt(percentile(all(langGraph), 99))} | 1 | |`,
-      `| SDK, decision pushed on its held socket | ${fmt(median(all(sdk)))} | ${fmt(percentile(all(sdk), 99))} | ${fmt(blockRatio(sdk, langGraph))}× LangGraph | ≤ 1.5×: ${verdict(blockRatio(sdk, langGraph) <= 1.5)} |`,
-      `| plain HTTP: approval.request, then approval.await long-poll | ${fmt(median(all(http)))} | ${fmt(percentile(all(http), 99))} | ${fmt(blockRatio(http, sdk))}× SDK | ≤ 1.2×: ${verdict(blockRatio(http, sdk) <= 1.2)} |`,
-      `| Python client (kept-alive connection, long-poll) | ${fmt(median(all(python)))} | ${fmt(percentile(all(python), 99))} | ${fmt(blockRatio(python, sdk))}× SDK | ≤ 1.5×: ${verdict(blockRatio(python, sdk) <= 1.5)} |`,
-      `| SDK, console off (embedded database) | ${fmt(median(all(sdkOff)))} | ${fmt(percentile(all(sdkOff), 99))} | console on ÷ off: ${fmt(blockRatio(sdk, sdkOff))} | ≤ 1.05: ${verdict(blockRatio(sdk, sdkOff) <= 1.05)} |`,
-      "",
-      `| ${AGENTS} agents, full loops (begin, ask, wait, complete), console on | loops a second | target (${database}) |`,
-      "|---|---|---|",
-      `| SDK | ${fmt(sdkLoops, 0)} | ≥ ${databaseUrl ? 500 : 250}: ${verdict(sdkLoops >= (databaseUrl ? 500 : 250))} |`,
-      `| plain HTTP | ${fmt(httpLoops, 0)} | ≥ ${databaseUrl ? 300 : 150}: ${verdict(httpLoops >= (databaseUrl ? 300 : 150))} |`,
-      "",
-      `A burst of ${AGENTS} plain-HTTP agents asking at once: the last decision after ${fmt(burst)} s (target < 2 s: ${verdict(burst < 2)}).`,
-      "",
-    );
-  } finally {
-    for (const server of started) await server.stop();
+    await stopServer(consoleOn);
+    await stopServer(consoleOff);
   }
+}
+
+function header(): string[] {
+  const cpu = cpus()[0]?.model ?? "unknown CPU";
+  let commit = "unknown commit";
+  try {
+    commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
+  } catch {
+    // not a checkout
+  }
+  const sortedLoads = [...loads].sort((a, b) => a - b);
+  return [
+    `# Every client side by side${QUICK ? " (--quick: a development run, not the figures)" : ""}`,
+    "",
+    `${new Date().toISOString()} at ${commit}, \`npm run bench:clients${QUICK ? " -- --quick" : ""}\`, ${fmt((now() - runStarted) / 60_000, 1)} minutes. Machine: ${availableParallelism()} cores (${cpu}), ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${process.version}. The servers, the agents, the operator and LangGraph share the machine.`,
+    `Load average (1 minute) during the run, sampled every 5 s: ${fmt(sortedLoads[0]!)} at least, ${fmt(median(sortedLoads))} median, ${fmt(sortedLoads.at(-1)!)} at most (this run alone keeps about 2 busy; more is other work on the machine).`,
+    "",
+    `Round trips: agent asks → the operator's socket hears it → the operator decides over HTTP → the agent has the decision. ${BLOCKS} interleaved blocks of ${BLOCK} per side after a counted-out block of each, the order rotating each block; a ratio is the median over blocks of the block medians' ratio. Each server warmed up ${SERVER_WARM_UP_SECONDS} s first. Loads: ${AGENTS} agents, ${LOOP_SECONDS} s measured after 2 s of the same load, ${LOOP_ROUNDS} round(s), console on and off alternating. The console-on server is the default configuration (\`TOLLGATE_CONSOLE=on\`, the production bundle with Next.js in the process); the console-off one runs beside it on the same database kind.`,
+    "",
+  ];
+}
+
+async function writeResults(sections: string[], stoppedAt?: string) {
+  const lines = [...header(), ...sections];
+  if (stragglers) lines.push(`${stragglers} agents' loops were still waiting ${STRAGGLER_SECONDS} s after their load ended, and were left behind (their loops are not counted).`, "");
+  if (stoppedAt) lines.push(`**The run stopped at its ${DEADLINE_MINUTES}-minute bound** while measuring ${stoppedAt}; the sections above are complete, the rest was not measured.`, "");
   const text = lines.join("\n");
-  const file = databaseUrl ? "bench/results-clients-postgres.md" : "bench/results-clients.md";
+  const file = "bench/results-clients.md";
   await writeFile(file, text);
   console.log(text);
-  console.log(`written to ${file}`);
+  console.log(`bench:clients: results written to ${file}`);
+}
+
+/** A database whose measurement failed: its section says so, and the run goes on. */
+function failed(label: string, error: unknown): string[] {
+  progress(`${label} failed: ${String(error)}`);
+  return [`## ${label}`, "", `**Not measured**: ${String(error)}`, ""];
+}
+
+async function stopEverything() {
+  for (const child of children) child.kill("SIGKILL");
+  await Promise.all([...servers].map((server) => server.stop().catch(() => undefined)));
+  await Promise.all([...databases].map((database) => database.drop().catch(() => undefined)));
+}
+
+async function main() {
+  consoleBuilt();
+  const sections: string[] = [];
+  let measuring = "the start";
+  const deadline = setTimeout(() => {
+    void (async () => {
+      await writeResults(sections, measuring);
+      await stopEverything();
+      process.exit(1);
+    })();
+  }, DEADLINE_MINUTES * 60_000);
+  deadline.unref();
+  try {
+    if (DATABASES.includes("embedded")) {
+      measuring = "the embedded database";
+      sections.push(...(await measureDatabase("Embedded database (PGlite)", {}, false).catch((error: unknown) => failed("Embedded database (PGlite)", error))));
+    }
+    if (DATABASES.includes("postgres")) {
+      measuring = "PostgreSQL";
+      const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://root@127.0.0.1:5432/postgres";
+      const made = await postgresTemplate(adminUrl)
+        .then((template) => Promise.all([createEmptyPostgresDatabase(adminUrl, "tollgate_bench", template), createEmptyPostgresDatabase(adminUrl, "tollgate_bench", template)]))
+        .catch((error: unknown) => {
+        progress(`PostgreSQL at ${adminUrl} does not answer (${String(error)}): left out`);
+        sections.push("## PostgreSQL", "", `Not measured: PostgreSQL at ${adminUrl} did not answer.`, "");
+        return null;
+      });
+      if (made) {
+        for (const database of made) databases.add(database);
+        sections.push(...(await measureDatabase("PostgreSQL", { on: made[0].url, off: made[1].url }, true).catch((error: unknown) => failed("PostgreSQL", error))));
+      }
+    }
+  } finally {
+    clearTimeout(deadline);
+    await stopEverything();
+  }
+  await writeResults(sections);
 }
 
 await main();

@@ -27,11 +27,18 @@ import { connectOperator } from "./approver.ts";
 import { askSteadily } from "./steady-load.ts";
 import { WARM_UP_SECONDS, warmUp } from "./warm-up.ts";
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-const ROUND_TRIPS = Number(process.env.BENCH_ROUND_TRIPS ?? 300);
-const SUSTAINED_SECONDS = Number(process.env.BENCH_SUSTAINED_SECONDS ?? 8);
+/** --quick: one run of fewer samples, no memory figure, for development; its file says so. */
+const QUICK = process.argv.includes("--quick");
+const RUNS = Number(process.env.BENCH_RUNS ?? (QUICK ? 1 : 3));
+const ROUND_TRIPS = Number(process.env.BENCH_ROUND_TRIPS ?? (QUICK ? 100 : 300));
+const SUSTAINED_SECONDS = Number(process.env.BENCH_SUSTAINED_SECONDS ?? (QUICK ? 3 : 8));
 const SUSTAINED_WARM_UP_SECONDS = Number(process.env.BENCH_SUSTAINED_WARM_UP_SECONDS ?? 2);
-const MEMORY_APPROVALS = Number(process.env.BENCH_MEMORY_APPROVALS ?? 10_000);
+const MEMORY_APPROVALS = Number(process.env.BENCH_MEMORY_APPROVALS ?? (QUICK ? 0 : 10_000));
+/** A run longer than this stops, writing the databases it finished. */
+const DEADLINE_MINUTES = Number(process.env.BENCH_DEADLINE_MINUTES ?? 40);
+const runStarted = performance.now();
+const loads = [os.loadavg()[0]!];
+setInterval(() => loads.push(os.loadavg()[0]!), 5_000).unref();
 const now = () => performance.now();
 
 type Operator = Awaited<ReturnType<typeof connectOperator>>;
@@ -436,8 +443,9 @@ function verdict(ok: boolean) {
 function report(targets: TargetResults[], cluster: string, extra: string): string {
   const lines: string[] = [];
   const cpu = os.cpus()[0]?.model ?? "unknown CPU";
-  lines.push("# Benchmark results", "");
-  lines.push(`Machine: ${os.cpus().length} cores (${cpu}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory, Node ${process.version}, ${os.platform()} ${os.release()}.`);
+  lines.push(`# Benchmark results${QUICK ? " (--quick: a development run, not the figures)" : ""}`, "");
+  const sortedLoads = [...loads].sort((a, b) => a - b);
+  lines.push(`Machine: ${os.cpus().length} cores (${cpu}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory, Node ${process.version}, ${os.platform()} ${os.release()}. Load average (1 minute) during the run, sampled every 5 s: ${sortedLoads[0]!.toFixed(1)} at least, ${sortedLoads[Math.floor(sortedLoads.length / 2)]!.toFixed(1)} median, ${sortedLoads.at(-1)!.toFixed(1)} at most; the run took ${((performance.now() - runStarted) / 60_000).toFixed(1)} minutes.`);
   lines.push(`Measured ${new Date().toISOString()} with \`npm run bench\`: the server runs in its own process; clients talk real HTTP and socket.io over loopback.`);
   lines.push(`Each figure is the median over ${RUNS} runs on a fresh database, with the range (min–max) across runs in parentheses. The per-call figures are a running server's: they follow ${WARM_UP_SECONDS} s of warm-up, begin, ask, decide and complete one after another on the same server (LangGraph's pause and resume warms up as long; see bench/warm-up.ts), and the burst is measured on a server that has just started. Round trips: ${ROUND_TRIPS} per run, and at depth 3 in blocks of ${BLOCK} alternating with as many of LangGraph's depth-3 cascades, on the same machine at the same time; sustained: ${SUSTAINED_SECONDS} s with 100 agents whose requests were begun first, after ${SUSTAINED_WARM_UP_SECONDS} s of the same load; cascades: median of 15 per depth per run. Targets are issue 9's; the server's memory is measured once per database, in the first run; the deadlock count is not measured here (deadlocks: test/lock-order.test.ts).`, "");
   for (const target of targets) {
@@ -546,7 +554,16 @@ if (only === "memory") {
     return `${memory.approvals} approvals in ${memory.seconds.toFixed(0)} s; server resident ${memory.residentUnderLoadMb.toFixed(0)} MB as the load ends, ${memory.residentMb.toFixed(0)} MB after quiet, heap used ${memory.heapUsedMb.toFixed(0)} MB`;
   });
 }
-const targets: TargetResults[] = only === "cluster" ? [] : [await measure("embedded (PGlite)")];
+const resultsFile = only === "cluster" ? "bench/results-cluster.md" : "bench/results.md";
+const targets: TargetResults[] = [];
+// The bound: what finished is written, and the file says where the run stopped.
+setTimeout(() => {
+  void writeFile(resultsFile, report(targets, "", `**The run stopped at its ${DEADLINE_MINUTES}-minute bound (BENCH_DEADLINE_MINUTES)**; the databases above finished, the rest was not measured.\n`)).then(() => {
+    console.log(`bench: stopped at the ${DEADLINE_MINUTES}-minute bound; what finished is written to ${resultsFile}`);
+    process.exit(1);
+  });
+}, DEADLINE_MINUTES * 60_000).unref();
+if (only !== "cluster") targets.push(await measure("embedded (PGlite)"));
 const postgres = await postgresUrl();
 const redisUrl = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
 let cluster = "";
@@ -562,5 +579,6 @@ if (postgres) {
   console.log("PostgreSQL is not reachable; measuring the embedded database only");
 }
 const notes = await import("node:fs/promises").then((fs) => fs.readFile("bench/NOTES.md", "utf8").catch(() => ""));
-await writeFile(only === "cluster" ? "bench/results-cluster.md" : "bench/results.md", report(targets, cluster, only === "cluster" ? "" : notes));
-console.log(`wrote ${only === "cluster" ? "bench/results-cluster.md" : "bench/results.md"}`);
+await writeFile(resultsFile, report(targets, cluster, only === "cluster" ? "" : notes));
+console.log(`bench: results written to ${resultsFile}`);
+process.exit(0);

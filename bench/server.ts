@@ -5,6 +5,7 @@ import { execFile, spawn } from "node:child_process";
 import { promisify } from "node:util";
 import { mkdtemp, rm } from "node:fs/promises";
 import { freePort } from "../test/databases.ts";
+import { copyEmbeddedTemplate } from "../test/templates.ts";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
@@ -35,6 +36,14 @@ export interface BenchServerOptions {
 /** Extra Node options for the server, e.g. BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/profile" to profile it. */
 const nodeArgs = () => (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean);
 
+/** Servers still running when the benchmark exits (a bound reached, an error) are killed with it. */
+const running = new Set<ReturnType<typeof spawn>>();
+process.once("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
+
+const START_SECONDS = Number(process.env.BENCH_SERVER_START_SECONDS ?? 180);
+
 let bundled: Promise<unknown> | undefined;
 
 /** Builds dist/server.mjs the way `npm run build` does (the console is not needed here). */
@@ -48,6 +57,8 @@ export async function startBenchServer(databaseUrl?: string, options: BenchServe
   if (databaseUrl && options.reset !== false) await resetPostgres(databaseUrl);
   const port = await freePort();
   const dataDir = await mkdtemp(path.join(tmpdir(), "tollgate-bench-"));
+  // The embedded database already migrated, as a server finds it after its first start: initdb and the migrations take minutes on a loaded machine.
+  if (!databaseUrl) await copyEmbeddedTemplate(dataDir);
   const admin = { email: "bench@example.com", password: "bench password" };
   const agentKey = "tgk_bench_agent_key_0000000000";
   const child = spawn(process.execPath, [...nodeArgs(), path.join(options.build ?? ".", "dist/server.mjs")], {
@@ -69,8 +80,11 @@ export async function startBenchServer(databaseUrl?: string, options: BenchServe
     },
     stdio: ["ignore", "inherit", "inherit"],
   });
+  running.add(child);
+  child.once("exit", () => running.delete(child));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
+  // A loaded machine (other work beside the benchmark) can take minutes to start a server with the console.
+  const deadline = Date.now() + START_SECONDS * 1000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`bench server exited with ${child.exitCode}`);
     try {
@@ -78,7 +92,11 @@ export async function startBenchServer(databaseUrl?: string, options: BenchServe
     } catch {
       // starting
     }
-    if (Date.now() > deadline) throw new Error("bench server did not start");
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      await rm(dataDir, { recursive: true, force: true });
+      throw new Error(`bench server did not start in ${START_SECONDS} s`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return {
