@@ -27,8 +27,14 @@ describe("configuration", () => {
     [{ TOLLGATE_EMBEDDED_CACHE_MB: "2500" }, /TOLLGATE_EMBEDDED_CACHE_MB="2500": must be at most 1024/],
     [{ TOLLGATE_TRUST_PROXY: "yes" }, /TOLLGATE_TRUST_PROXY="yes": must be "true" or "false"/],
     [{ TOLLGATE_TRIM_IDLE_MEMORY: "true" }, /TOLLGATE_TRIM_IDLE_MEMORY="true": must be "on" or "off"/],
+    [{ TOLLGATE_CACHES_OFF: "gate-facts,gate-fact" }, /TOLLGATE_CACHES_OFF="gate-facts,gate-fact": names no cache: gate-fact \(the caches: gate-facts, /],
   ])("env: a bad value stops the start with one line naming the variable (%o)", (source, message) => {
     expect(() => parseEnv(source)).toThrow(message);
+  });
+
+  it("env: every hot-path cache is on unless TOLLGATE_CACHES_OFF names it", () => {
+    expect(parseEnv({}).TOLLGATE_CACHES_OFF).toEqual(new Set());
+    expect(parseEnv({ TOLLGATE_CACHES_OFF: " gate-facts, policies " }).TOLLGATE_CACHES_OFF).toEqual(new Set(["gate-facts", "policies"]));
   });
 
   it("env: receipts default to a one-hour lifetime and an issuer derived from the port", () => {

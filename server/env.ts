@@ -2,6 +2,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { parseAllowlist } from "./domain/outbound.ts";
+import { HOT_PATH_CACHES, type HotPathCache } from "./services/cache-names.ts";
 
 const optionalString = z
   .string()
@@ -66,6 +67,18 @@ const envSchema = z.object({
   // On SIGTERM, how long /readyz says "not ready" while the node still serves,
   // so a load balancer stops sending it traffic before it closes.
   TOLLGATE_DRAIN_SECONDS: z.coerce.number().min(0).max(120).default(0),
+  // For measuring what each of the hot path's caches saves (npm run bench:caches):
+  // a comma-separated list of caches to turn off (server/services/caches-off.ts).
+  // Answers stay the same; only their cost changes.
+  TOLLGATE_CACHES_OFF: z
+    .string()
+    .default("")
+    .transform((value, context) => {
+      const names = value.split(",").map((name) => name.trim()).filter(Boolean);
+      const unknown = names.filter((name) => !(HOT_PATH_CACHES as readonly string[]).includes(name));
+      if (unknown.length) context.addIssue({ code: "custom", message: `names no cache: ${unknown.join(", ")} (the caches: ${HOT_PATH_CACHES.join(", ")})` });
+      return new Set(names as HotPathCache[]);
+    }),
   // "off" serves only the API and socket.io (no Next.js console), for API-only nodes.
   TOLLGATE_CONSOLE: z.enum(["on", "off"], { message: 'must be "on" or "off"' }).default("on"),
   // Whether the server returns the C allocator's free memory to the system

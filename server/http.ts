@@ -243,6 +243,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     ...(env.TOLLGATE_SMTP_URL ? { mailer: createMailer(env.TOLLGATE_SMTP_URL, env.TOLLGATE_SMTP_FROM) } : {}),
     publicUrl: () => env.TOLLGATE_PUBLIC_URL ?? baseUrl,
     agentLivenessMs: env.TOLLGATE_AGENT_LIVENESS_SECONDS * 1000,
+    cachesOff: env.TOLLGATE_CACHES_OFF,
   });
   // Nodes hear each other through Redis when there is one, else through the PostgreSQL they share.
   // The embedded database serves one process, so it needs no bridge.

@@ -11,11 +11,12 @@ import { deriveKey, generateSecret } from "../secret.ts";
 import { AuditLog } from "./audit.ts";
 import type { DigestSink } from "./audit-seal.ts";
 import { newAgentKeyCache, type AgentKeyCache } from "./auth.ts";
-import { OperatorSessionCache } from "./operator-session-cache.ts";
-import { AuditHeadContention } from "./approvals/audit-head-contention.ts";
-import { GateFactsCache } from "./approvals/gate-facts-cache.ts";
-import { WrittenAuditHeads } from "./approvals/written-audit-heads.ts";
-import { OpenedApprovals } from "./approvals/opened-approvals.ts";
+import type { OperatorSessionCache } from "./operator-session-cache.ts";
+import type { AuditHeadContention } from "./approvals/audit-head-contention.ts";
+import type { GateFactsCache } from "./approvals/gate-facts-cache.ts";
+import type { WrittenAuditHeads } from "./approvals/written-audit-heads.ts";
+import type { OpenedApprovals } from "./approvals/opened-approvals.ts";
+import * as caches from "./caches-off.ts";
 import { AuditTurns } from "./approvals/audit-turns.ts";
 import { DecisionBatches } from "./approvals/decision-batches.ts";
 import { finishQueuedApprovals, type EndedApproval, type QueuedEnding } from "./approvals/finish-approval.ts";
@@ -94,8 +95,11 @@ export function createServiceDeps(
     mailer?: Mailer;
     publicUrl?: () => string;
     agentLivenessMs?: number;
+    /** Caches turned off, to measure what each saves (TOLLGATE_CACHES_OFF). */
+    cachesOff?: ReadonlySet<caches.HotPathCache>;
   } = {},
 ): ServiceDeps {
+  const off = options.cachesOff ?? new Set();
   // Without a server's secret (tests, scripts): one generated secret for the
   // whole process, so every signer and audit log in it agree.
   const secret = options.secret ?? (processSecret ??= generateSecret());
@@ -106,14 +110,14 @@ export function createServiceDeps(
     bus,
     now: () => new Date(),
     sessionTtlHours: options.sessionTtlHours ?? 12,
-    agentKeyCache: newAgentKeyCache(),
-    operatorSessionCache: new OperatorSessionCache(),
+    agentKeyCache: off.has("agent-keys") ? caches.unkeptLru() : newAgentKeyCache(),
+    operatorSessionCache: caches.operatorSessionCache(off),
     waiters: new DecisionWaiters(bus),
-    policyCache: newPolicyCache(),
-    auditHeadContention: new AuditHeadContention(),
-    gateFacts: new GateFactsCache(),
-    writtenAuditHeads: new WrittenAuditHeads(),
-    openedApprovals: new OpenedApprovals(),
+    policyCache: off.has("policies") ? caches.unkeptLru() : newPolicyCache(),
+    auditHeadContention: caches.auditHeadContention(off),
+    gateFacts: caches.gateFactsCache(off),
+    writtenAuditHeads: caches.writtenAuditHeads(off),
+    openedApprovals: caches.openedApprovals(off),
     auditTurns,
     decisionBatches: new DecisionBatches(auditTurns, (workspaceId, queued) => finishQueuedApprovals(deps, workspaceId, queued)),
     receipts:
@@ -123,7 +127,7 @@ export function createServiceDeps(
     auditDigests: options.auditDigests ?? {},
     loginThrottle: options.loginThrottle ?? createLoginThrottle({ deviceKey: deriveKey(secret, "login device cookies v1"), now: () => deps.now() }),
     outbound: options.outbound ?? createOutbound({ allow: [] }),
-    channelCache: newChannelCache(),
+    channelCache: off.has("channels") ? caches.unkeptLru() : newChannelCache(),
     ...(options.mailer ? { mailer: options.mailer } : {}),
     channelSecrets: new SecretBox(secret, "notification channel secrets v1"),
     webhookSecrets: new SecretBox(secret, "agent key webhook secrets v1"),
