@@ -42,6 +42,7 @@ import { deriveKey, resolveServerSecret } from "./secret.ts";
 import { bootstrapWorkspace, type BootstrapResult } from "./services/bootstrap.ts";
 import { createOutbound, type Resolver } from "./net/outbound.ts";
 import { createServiceDeps, type ServiceDeps } from "./services/deps.ts";
+import { keepNativeGlobals } from "./native-globals.ts";
 import { createLoginThrottle } from "./services/login-throttle.ts";
 import { ReceiptSigner } from "./services/receipts.ts";
 
@@ -273,11 +274,14 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let nextUpgrade: ((req: IncomingMessage, socket: import("node:stream").Duplex, head: Buffer) => Promise<void>) | undefined;
   let closeNext: (() => Promise<void>) | undefined;
   if (options.withConsole !== false) {
+    const restoreNatives = keepNativeGlobals();
     const { default: next } = await import("next");
     const nextApp = next({ dev: options.dev ?? false, dir: process.cwd(), hostname: "localhost", port: env.PORT });
     await nextApp.prepare();
+    restoreNatives();
     const handle = nextApp.getRequestHandler();
-    nextHandler = (req, res) => handle(req, res);
+    // A page's first request can load Next's runtime, which wraps them again.
+    nextHandler = (req, res) => handle(req, res).finally(restoreNatives);
     if (options.dev) nextUpgrade = nextApp.getUpgradeHandler();
     closeNext = () => nextApp.close();
   }
