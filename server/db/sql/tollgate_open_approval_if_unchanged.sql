@@ -7,7 +7,10 @@
 -- Locks, in the order of server/services/locks.ts: requests (1) FOR NO KEY
 -- UPDATE (via tollgate_lock_chains); then the audit chain head's advisory lock
 -- (4) (via tollgate_audit_head_is); then tasks (3) FOR NO KEY UPDATE (via
--- tollgate_count_requests_in_tasks).
+-- tollgate_count_requests_in_tasks). Never both 4 and 3, which would invert
+-- the order: the audit lock only for a rule's decision (p_audit), the tasks
+-- only for a pending approval, and a rule's decision is never pending (the
+-- server refuses to send both: assertLockOrder in request-approval.ts).
 CREATE OR REPLACE FUNCTION public.tollgate_open_approval_if_unchanged(p_workspace_id text, p_agent_key_id text, p_fingerprint text, p_audit_seq integer, p_approval json, p_traces json, p_notifications json, p_audit json, p_now timestamp without time zone)
  RETURNS TABLE(kind text, id text, task_id text, session_id text, workspace_id text, status "RunStatus")
  LANGUAGE plpgsql

@@ -314,6 +314,7 @@ async function writeIfUnchanged(
   now: Date,
   { guessedHead = false } = {},
 ): Promise<Changes | "stale" | "contended"> {
+  assertLockOrder(opening);
   const rows = await deps.sql.query<ChangeRow>(Prisma.sql`
     SELECT * FROM tollgate_open_approval_if_unchanged(${agent.workspaceId}, ${agent.agentKeyId}, ${facts.fingerprint}, ${head?.seq ?? null}::int,
       ${opening.approvalJson}::json, ${JSON.stringify(opening.traces)}::json, ${JSON.stringify(opening.notifications)}::json,
@@ -325,6 +326,20 @@ async function writeIfUnchanged(
   // The statement was its own transaction: the entry is committed, and the next writer in this node's turn chains to it.
   if (opening.audit) deps.writtenAuditHeads.written(agent.workspaceId, opening.audit);
   return changesOf(rows);
+}
+
+/**
+ * The write takes the workspace's audit lock (lock order step 4) for a rule's
+ * decision, then locks the chain's tasks (step 3) for a pending approval,
+ * which would be the order inverted if one approval were both. None is: a
+ * rule's decision is not pending, and a pending approval writes no audit
+ * entry. Refused here, so that a change making one both fails at once rather
+ * than deadlocking two nodes under load.
+ */
+function assertLockOrder(opening: Opening): void {
+  if (opening.audit && opening.approval.status === "PENDING") {
+    throw new Error("a pending approval with an audit entry would lock its tasks after the workspace's audit head (lock order step 3 after step 4)");
+  }
 }
 
 /** The workspace's audit head as it is now, unlocked: a rule's decision on remembered facts chains to it, and its write checks it. */
@@ -357,6 +372,7 @@ async function openBehindLocks(
     const facts = gateFactsOf(agent, row);
     // The audit entry chains to the head read behind the workspace's audit lock (lock order step 4).
     const opening = await gate(deps, tx, agent, input, form, facts, () => lockAuditHead(tx, workspaceId), now);
+    assertLockOrder(opening);
     const rows = await tx.$queryRaw<ChangeRow[]>`
       SELECT * FROM tollgate_open_approval(${opening.approvalJson}::json, ${JSON.stringify(opening.traces)}::json,
         ${JSON.stringify(opening.notifications)}::json, ${opening.audit && JSON.stringify(opening.audit)}::json, ${now}::timestamp(3))`;
