@@ -20,12 +20,13 @@ mkdir -p "$LOGS"
 # Integration files that run on one database in `npm test`: they check what a
 # client, a framework or the transport does over HTTP (the adapters, the
 # packed SDK, the Python client, the MCP gateway, agent processes killed
-# mid-run, tracing, outbound checks, the wire contract, the login throttle and
-# the security headers), and nothing of theirs depends on which database holds
-# the rows. `npm test` runs them on the embedded database; `npm run test:long`
-# runs them on PostgreSQL too, so CI still runs every file on both (the
-# framework adapters and the packed SDK excepted: they never touch the server's
-# database and run on the embedded one only). Everything that reaches the SQL
+# mid-run, tracing, outbound checks, the wire contract, the login throttle,
+# the security headers and the documentation's shell examples), and nothing of
+# theirs depends on which database holds the rows. `npm test` runs them on the
+# embedded database; `npm run test:long` runs them on PostgreSQL too, so CI
+# still runs every file on both (the framework adapters, the packed SDK and
+# the documentation's links excepted: they never touch the server's database
+# and run on the embedded one only). Everything that reaches the SQL
 # functions, the locks, races, LISTEN/NOTIFY or several nodes runs on both in
 # `npm test`.
 ONCE=(
@@ -33,8 +34,9 @@ ONCE=(
   test/python-client.test.ts test/readme-example.test.ts test/mcp-gateway.test.ts
   test/tracing.test.ts test/outbound-http.test.ts test/http.test.ts
   test/security-http.test.ts test/review-risk.test.ts test/thread-state-http.test.ts
+  test/docs-examples.test.ts
 )
-EMBEDDED_ONLY=('test/adapter-*.test.ts' test/sdk-package.test.ts)
+EMBEDDED_ONLY=('test/adapter-*.test.ts' test/sdk-package.test.ts test/docs-links.test.ts)
 
 declare -A pid started
 failed=()
