@@ -2,12 +2,12 @@
 // killed (SIGKILL) while its approval waits, and started again with the same
 // runId (the thread id): it continues the run without asking again, the tool
 // runs once with the decided arguments, and one process drives a run at a time.
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { durableRuns } from "./agent-process.ts";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { durableRuns, startAgent } from "./agent-process.ts";
 import type { OperatorClient } from "./clients.ts";
 import { AGENT_KEY } from "./harness.ts";
 import { useTestServer, type TestServer } from "./server.ts";
@@ -31,7 +31,8 @@ afterAll(async () => {
 
 const newRun = durableRuns(AGENT, () => ({ url: test.url, agentKey: AGENT_KEY, dir, operator }));
 
-describe("durable runs: LangGraph", () => {
+// Each test starts two or three agent processes, each loading its framework: slow on a loaded machine.
+describe("durable runs: LangGraph", { timeout: 240_000 }, () => {
   it("langgraph durable: killed while waiting and started again, the run continues on the same approval and the tool runs once with the edit", async () => {
     const run = await newRun();
     const first = run.start();
@@ -93,5 +94,49 @@ describe("durable runs: LangGraph", () => {
     expect(await run.toolRuns()).toHaveLength(1);
     const [after] = await run.approvals();
     expect(after).toMatchObject({ status: "APPROVED", executedAt: null, executionUnknown: true });
+  });
+
+  it("langgraph durable: sdk/README's crash-safe example, killed while its approval waits and started again after the decision, runs the tool once and prints what happened", async () => {
+    const readme = await readFile(path.join(import.meta.dirname, "../sdk/README.md"), "utf8");
+    // Marked illustrative there: the packed package's test does not install a SQLite checkpointer; this test runs it.
+    const block = [...readme.matchAll(/```js illustrative\n([\s\S]*?)```/g)].map((match) => match[1]!).find((text) => text.includes("SqliteSaver"));
+    expect(block).toContain("SqliteSaver");
+    // The repository's SDK in place of the installed package (the packed one is tried by test/sdk-package.test.ts).
+    const sdk = path.join(import.meta.dirname, "../sdk/src");
+    // Beside the tests, so its imports resolve to the repository's packages; its checkpoints go to the scratch folder.
+    const example = path.join(import.meta.dirname, `.readme-crash-safe-${process.pid}.mts`);
+    onTestFinished(() => rm(example, { force: true }));
+    const checkpoints = path.join(dir, "readme-checkpoints.sqlite");
+    await writeFile(
+      example,
+      block!
+        .replace(/"@tollgate\/sdk\/langgraph"/, JSON.stringify(`${sdk}/adapters/langgraph.ts`))
+        .replace(/"@tollgate\/sdk"/, JSON.stringify(`${sdk}/index.ts`))
+        .replace('"checkpoints.sqlite"', JSON.stringify(checkpoints)),
+    );
+    const env = { TOLLGATE_URL: test.url, TOLLGATE_AGENT_KEY: AGENT_KEY };
+    const pending = async () => (await operator.approval.list.query({ status: "PENDING", tool: "send_email", agent: "refund-graph", limit: 10 })).items;
+
+    const first = startAgent(example, env);
+    let exited = false;
+    void first.exited.then(() => (exited = true));
+    while ((await pending()).length === 0) {
+      if (exited) throw new Error(`the example exited without asking:\n${first.output()}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await first.kill();
+    const [approval] = await pending();
+    await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
+
+    const second = startAgent(example, env);
+    expect(await second.exited, second.output()).toBe(0);
+    expect(second.output().trim()).toBe("sent");
+    expect(await operator.approval.get.query({ approvalId: approval!.approvalId })).toMatchObject({
+      status: "APPROVED",
+      executedArgs: { to: "ada@example.com" },
+      executionResult: { sent: true, to: "ada@example.com", idempotencyKey: approval!.approvalId },
+    });
+    const { items } = await operator.approval.list.query({ tool: "send_email", agent: "refund-graph", sessionId: approval!.sessionId, limit: 10 });
+    expect(items).toHaveLength(1);
   });
 });
