@@ -33,12 +33,13 @@ export function useOperator(): CurrentOperator {
 
 export const canDecide = (operator: CurrentOperator) => operator.role === "ADMIN" || operator.role === "OPERATOR";
 
+/** On a phone first in the header's row (the rest scrolls sideways), so the connection's state is never off-screen. */
 function ConnectionIndicator() {
   const state = useConnectionState();
   const label = { connecting: "Connecting…", live: "Live", lost: "Live updates lost — reconnecting" }[state];
   const color = { connecting: "bg-amber-400", live: "bg-emerald-500", lost: "bg-red-500" }[state];
   return (
-    <span role="status" aria-label={`Connection: ${label}`} className="flex items-center gap-2 text-xs text-slate-600">
+    <span role="status" aria-label={`Connection: ${label}`} className="order-first flex shrink-0 items-center gap-2 text-xs text-slate-600 sm:order-none sm:ml-auto">
       <span className={`inline-block h-2 w-2 rounded-full ${color}`} aria-hidden />
       {label}
     </span>
@@ -85,7 +86,7 @@ export function AppShell({ children, fill = false }: { children: ReactNode; fill
         <DecisionToasts />
         <div className={fill ? "flex h-screen flex-col" : "min-h-screen"}>
           {/* On a phone one row that scrolls sideways, so the page keeps its height for the approval. */}
-          <header className="flex min-h-11 shrink-0 items-center gap-x-4 overflow-x-auto whitespace-nowrap border-b border-slate-200 bg-white px-3 py-1.5 sm:min-h-12 sm:flex-wrap sm:justify-between sm:gap-x-6 sm:gap-y-1 sm:overflow-visible sm:whitespace-normal sm:px-6 sm:py-2">
+          <header className="flex min-h-11 shrink-0 items-center gap-x-4 overflow-x-auto whitespace-nowrap border-b border-slate-200 bg-white px-3 py-1.5 sm:min-h-12 sm:flex-wrap sm:gap-x-6 sm:gap-y-1 sm:overflow-visible sm:whitespace-normal sm:px-6 sm:py-2">
             <nav className="flex items-center gap-x-4 text-sm sm:flex-wrap sm:gap-x-6 sm:gap-y-1" aria-label="Main">
               <span className="font-semibold tracking-tight">Tollgate</span>
               <WorkspaceSwitcher />
@@ -103,8 +104,8 @@ export function AppShell({ children, fill = false }: { children: ReactNode; fill
                 );
               })}
             </nav>
+            <ConnectionIndicator />
             <div className="flex items-center gap-x-4 text-sm sm:flex-wrap sm:gap-y-1">
-              <ConnectionIndicator />
               <DesktopAlertsToggle />
               <span data-testid="operator-identity">
                 {operator.name} <span className="text-slate-500">({operator.role.toLowerCase()})</span>

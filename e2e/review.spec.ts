@@ -22,9 +22,9 @@ for (const [label, viewport] of [
     await finalScreenshot(page, testInfo, `order-${label}`);
     // Nested values collapse (and expand again) from their toggle.
     const tree = page.getByLabel("Proposed arguments as JSON");
-    await tree.getByRole("button", { name: "collapse JSON" }).first().click();
+    await tree.getByRole("button", { name: "Fold $.options" }).click();
     await expect(tree).not.toContainText('"zeta"');
-    await tree.getByRole("button", { name: "expand JSON" }).click();
+    await tree.getByRole("button", { name: "Unfold $.options" }).click();
     await expect(tree).toContainText('"zeta"');
   });
 }

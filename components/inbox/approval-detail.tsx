@@ -235,7 +235,11 @@ export const ApprovalDetail = forwardRef<
       {showComparison ? (
         <ArgsComparison proposed={approval.args} approved={approval.approvedArgs} executed={approval.executedArgs} executedAt={approval.executedAt} />
       ) : (
-        <ArgsView value={approval.args} label="Proposed arguments as JSON" />
+        <ArgsView
+          value={approval.args}
+          label="Proposed arguments as JSON"
+          risks={approval.risk.flags.flatMap((flag) => (flag.path ? [{ path: flag.path, label: flag.label, ...(flag.match ? { match: flag.match } : {}) }] : []))}
+        />
       )}
     </section>
   );

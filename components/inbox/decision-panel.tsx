@@ -1,6 +1,6 @@
 "use client";
 // The decision controls of one pending approval: approve, reject with a message,
-// edit the arguments (a JSON editor that refuses invalid JSON before sending),
+// edit the arguments (one field per argument, or raw JSON; see args-editor.tsx),
 // respond with a text answer. Only the actions the agent allowed are offered.
 import { forwardRef, useEffect, useImperativeHandle, useRef, useState, type FormEvent, type KeyboardEvent, type RefObject } from "react";
 import { defaultsOf, FormFields, type FormValues } from "./form-fields";
@@ -11,6 +11,7 @@ import { useNow } from "@/lib/format";
 import type { ApprovalItem, DecisionAction } from "@/lib/types";
 import { describeEntry, isWaiting, useOutboxEntry } from "../decision-toasts";
 import { prettyJson } from "../ui";
+import { ArgsEditor } from "./args-editor";
 import { useArming, type Arming } from "./use-arming";
 
 /** Shortcuts pass when their key went down (the event's timeStamp): a press from before the approval was armed does nothing. */
@@ -24,15 +25,6 @@ type Mode = "reject" | "edit" | "respond" | "remember" | null;
 type RememberScope = "session" | "hour" | "always";
 
 const SCOPE_LABEL: Record<RememberScope, string> = { session: "in this session", hour: "for the next hour", always: "always (until revoked)" };
-
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false; message: string } {
-  if (!text.trim()) return { ok: false, message: "the arguments are empty; write a JSON value" };
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch (error) {
-    return { ok: false, message: error instanceof Error ? error.message : String(error) };
-  }
-}
 
 function argumentKeys(args: unknown): string[] {
   return args && typeof args === "object" && !Array.isArray(args) ? Object.keys(args) : [];
@@ -82,7 +74,6 @@ export const DecisionPanel = forwardRef<
   const [pinned, setPinned] = useState<string[]>([]);
   const [voted, setVoted] = useState<string | null>(null);
   const messageRef = useRef<HTMLTextAreaElement>(null);
-  const editRef = useRef<HTMLTextAreaElement>(null);
   const answerRef = useRef<HTMLTextAreaElement>(null);
   const allow = new Set(approval.allow);
   // One's own vote on a quorum is cast: Approve says so and takes no second press.
@@ -100,8 +91,6 @@ export const DecisionPanel = forwardRef<
     if (queued?.state === "voted") setVoted(`Your approval is recorded: ${queued.note}; any rejection ends it.`);
   }, [queued?.state, queued?.late, queued?.note, onLateDecision]);
 
-  const parsed = parseJson(editText);
-
   useImperativeHandle(ref, () => ({
     approve: (startedAt) => {
       if (allow.has("approve") && !iVoted && !isWaiting(queued) && arming.accepts(startedAt)) submit("approve");
@@ -114,7 +103,6 @@ export const DecisionPanel = forwardRef<
 
   useEffect(() => {
     if (mode === "reject") messageRef.current?.focus();
-    if (mode === "edit") editRef.current?.focus();
     if (mode === "respond") answerRef.current?.focus();
   }, [mode]);
 
@@ -142,13 +130,6 @@ export const DecisionPanel = forwardRef<
     if (action === "edit" && approval.kind === "form") {
       send({ approvalId: approval.approvalId, action, args: formValues as never });
       return;
-    }
-    if (action === "edit") {
-      if (!parsed.ok) {
-        setFailure("The edited arguments are not valid JSON; nothing was sent.");
-        return;
-      }
-      send({ approvalId: approval.approvalId, action, args: parsed.value as never });
     }
   }
 
@@ -276,40 +257,17 @@ export const DecisionPanel = forwardRef<
           </div>
         </form>
       ) : mode === "edit" ? (
-        <form onSubmit={onSubmit("edit")} className="space-y-2 rounded border border-slate-300 bg-white p-3">
-          <label className="block text-sm font-medium" htmlFor="edit-args">
-            Edited arguments (JSON)
-          </label>
-          <textarea
-            id="edit-args"
-            ref={editRef}
-            rows={Math.min(18, Math.max(6, editText.split("\n").length + 1))}
-            spellCheck={false}
-            value={editText}
-            onChange={(event) => setEditText(event.target.value)}
-            onKeyDown={onFormKey("edit")}
-            aria-invalid={!parsed.ok}
-            aria-describedby="edit-args-status"
-            className={`block w-full rounded border p-2 font-mono text-xs leading-5 ${parsed.ok ? "border-slate-300" : "border-red-500 bg-red-50/40"}`}
-          />
-          <p id="edit-args-status" role={parsed.ok ? undefined : "alert"} className={`min-h-5 text-xs ${parsed.ok ? "text-emerald-700" : "text-red-700"}`}>
-            {parsed.ok ? "Valid JSON." : `Invalid JSON, not sent: ${parsed.message}`}
-          </p>
-          <div className="flex flex-wrap items-center gap-2">
-            <button type="submit" disabled={!parsed.ok} {...arming.press()} className={`${button} bg-emerald-700 text-white hover:bg-emerald-800`}>
-              Approve with edits
-            </button>
-            <button type="button" disabled={!parsed.ok} onClick={() => parsed.ok && setEditText(prettyJson(parsed.value))} className={`${button} border border-slate-300 text-slate-700`}>
-              Format
-            </button>
-            <button type="button" onClick={() => setEditText(prettyJson(approval.args))} className={`${button} text-slate-600`}>
-              Reset to proposed
-            </button>
-            <button type="button" onClick={() => setMode(null)} className={`${button} text-slate-600`}>
-              Cancel
-            </button>
-          </div>
-        </form>
+        <ArgsEditor
+          proposed={approval.args}
+          text={editText}
+          onText={setEditText}
+          agent={approval.agent}
+          tool={approval.tool}
+          arming={arming}
+          buttonClassName={button}
+          onSend={(args) => send({ approvalId: approval.approvalId, action: "edit", args: args as never })}
+          onCancel={() => setMode(null)}
+        />
       ) : null}
 
       {mode === "respond" ? (

@@ -1,5 +1,7 @@
 "use client";
 // A new notification channel. A WEBHOOK channel's signing secret is shown once, here.
+// The workspace's first channel replaces the default (email to the operators each
+// approval asks): the form says so and offers to keep that email as a channel.
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { errorMessage } from "@/lib/errors";
@@ -13,7 +15,10 @@ const KIND_HINT: Record<Kind, string> = {
   WEBHOOK: "Your endpoint gets the approval as JSON, signed with a secret shown once after saving.",
 };
 
-export function ChannelForm({ smtpConfigured }: { smtpConfigured: boolean }) {
+/** The explicit channel that does what the default did. */
+const OPERATOR_EMAIL = "operator-email";
+
+export function ChannelForm({ smtpConfigured, firstChannel }: { smtpConfigured: boolean; firstChannel: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [name, setName] = useState("");
@@ -23,6 +28,10 @@ export function ChannelForm({ smtpConfigured }: { smtpConfigured: boolean }) {
   const [windowSeconds, setWindowSeconds] = useState("60");
   const [error, setError] = useState<string | null>(null);
   const [secret, setSecret] = useState<{ name: string; value: string } | null>(null);
+  const [keepDefault, setKeepDefault] = useState(true);
+  // The first channel ends the default email, unless it is itself that email (no addresses).
+  const replacesDefault = firstChannel && smtpConfigured && !(kind === "EMAIL" && !target.trim());
+  const keepEmail = useMutation(trpc.notification.createChannel.mutationOptions());
   const create = useMutation(
     trpc.notification.createChannel.mutationOptions({
       onSuccess: (created) => {
@@ -49,9 +58,18 @@ export function ChannelForm({ smtpConfigured }: { smtpConfigured: boolean }) {
         noValidate
         aria-label="New channel"
         className="grid min-w-0 grid-cols-1 gap-3 rounded border border-slate-200 bg-white p-4 sm:grid-cols-2"
-        onSubmit={(event) => {
+        onSubmit={async (event) => {
           event.preventDefault();
           const list = target.split(/[,\s]+/).filter(Boolean);
+          if (replacesDefault && keepDefault) {
+            // The email first: should the new channel then be refused, the operators are still emailed as before.
+            try {
+              await keepEmail.mutateAsync({ name: OPERATOR_EMAIL, kind: "EMAIL", emails: [] });
+            } catch (failure) {
+              setError(`The operator email was not kept, and nothing was added: ${errorMessage(failure)}`);
+              return;
+            }
+          }
           create.mutate({
             name: name.trim(),
             kind,
@@ -91,13 +109,28 @@ export function ChannelForm({ smtpConfigured }: { smtpConfigured: boolean }) {
         <Field label="Window (seconds)">
           {(control) => <input {...control} inputMode="numeric" value={windowSeconds} onChange={(event) => setWindowSeconds(event.target.value)} className={inputClass(false)} />}
         </Field>
+        {replacesDefault ? (
+          <fieldset className="space-y-1 rounded border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950 sm:col-span-2" data-testid="replaces-default">
+            <legend className="sr-only">The default email</legend>
+            <p>
+              Until now, with no channels, every approval that waits for a person is <strong>emailed to the operators it asks</strong>. A first channel replaces
+              that default: from then on approvals are announced only on the channels listed here.
+            </p>
+            <label className="flex items-start gap-2">
+              <input type="checkbox" className="mt-1" checked={keepDefault} onChange={(event) => setKeepDefault(event.target.checked)} />
+              <span>
+                Keep emailing the operators each approval asks, as a channel of its own (“{OPERATOR_EMAIL}”)
+              </span>
+            </label>
+          </fieldset>
+        ) : null}
         {error ? (
           <p role="alert" className="text-sm text-red-700 sm:col-span-2" data-testid="channel-error">
             {error}
           </p>
         ) : null}
         <div className="sm:col-span-2">
-          <button type="submit" disabled={create.isPending} className="rounded bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700 disabled:opacity-50">
+          <button type="submit" disabled={create.isPending || keepEmail.isPending} className="rounded bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700 disabled:opacity-50">
             {create.isPending ? "Adding…" : "Add channel"}
           </button>
         </div>

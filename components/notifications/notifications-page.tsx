@@ -35,7 +35,7 @@ export function NotificationsPage() {
           ) : (
             <>
               <ChannelList channels={channels.data.channels} canEdit={isAdmin} smtpConfigured={channels.data.smtpConfigured} />
-              {isAdmin ? <ChannelForm smtpConfigured={channels.data.smtpConfigured} /> : null}
+              {isAdmin ? <ChannelForm smtpConfigured={channels.data.smtpConfigured} firstChannel={channels.data.channels.length === 0} /> : null}
             </>
           )}
         </section>
