@@ -68,7 +68,6 @@ export function LongText({ text, name, risks = [] }: { text: string; name: strin
   const hiddenMatch = hidden > 0 && words.some((word) => !shown.includes(word) && text.includes(word));
   return (
     <div data-testid={`long-text-${name}`} data-risky={risks.length ? true : undefined} className={`min-w-0 rounded border bg-white ${risks.length ? "border-red-400 ring-1 ring-red-300" : "border-slate-200"}`}>
-      {risks.length ? <RiskLabels risks={risks} className="border-b border-red-200 px-2 py-1" /> : null}
       <pre className="overflow-x-auto whitespace-pre-wrap break-words px-2 py-1.5 font-mono text-xs leading-5 text-slate-900">
         {marked(shown, words)}
         {hidden > 0 ? <span className="text-slate-400">…</span> : null}
@@ -139,7 +138,6 @@ function Entries({ value, segments, risks, risksAt }: { value: object; segments:
         {open ? "▾" : "▸"} {opening}
         {open ? "" : ` ${entries.length} ${entries.length === 1 ? "entry" : "entries"} ${closing}`}
       </button>
-      {risks.length ? <RiskLabels risks={risks} className="ml-1 inline-flex" /> : null}
       {open ? (
         <>
           <div className="ml-3 space-y-0.5 border-l border-slate-200 pl-2">
@@ -156,9 +154,14 @@ function Entries({ value, segments, risks, risksAt }: { value: object; segments:
 
 function Entry({ name, value, segments, risksAt }: { name: PathSegment; value: unknown; segments: PathSegment[]; risksAt(path: string): ArgRisk[] }) {
   const block = isLongText(value) || (value !== null && typeof value === "object");
+  // A block's flags go on its key's line, which is there anyway: the text below starts where it would.
+  const risks = block ? risksAt(pathOf(segments)) : [];
   return (
     <div className={block ? "min-w-0 space-y-1" : "flex min-w-0 flex-wrap items-baseline gap-x-2"}>
-      <span className={typeof name === "number" ? "text-slate-500" : "font-semibold text-slate-900"}>{typeof name === "number" ? `${name}:` : `${JSON.stringify(name)}:`}</span>
+      <span className="flex min-w-0 flex-wrap items-baseline gap-x-2">
+        <span className={typeof name === "number" ? "text-slate-500" : "font-semibold text-slate-900"}>{typeof name === "number" ? `${name}:` : `${JSON.stringify(name)}:`}</span>
+        {risks.length ? <RiskLabels risks={risks} /> : null}
+      </span>
       <ArgValue value={value} segments={segments} risksAt={risksAt} />
     </div>
   );

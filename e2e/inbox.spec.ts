@@ -158,7 +158,7 @@ test("reject with a message and respond with an answer reach the agent; the hist
   await finalScreenshot(page, testInfo, "history");
 });
 
-test("edit: invalid JSON is refused before sending; a valid edit reaches the agent and history shows proposed, approved and executed", async ({ page }, testInfo) => {
+test("edit: a field that says no number, and invalid JSON, are refused before sending; a valid edit reaches the agent and history shows proposed, approved and executed", async ({ page }, testInfo) => {
   await logIn(page);
   const tool = unique("transfer_funds");
   const agent = new AgentProcess({ AGENT_TOOL: tool, AGENT_ARGS: JSON.stringify({ amount: 5000, to: "acct-1" }) });
@@ -167,11 +167,24 @@ test("edit: invalid JSON is refused before sending; a valid edit reaches the age
     await inboxRow(page, tool, "A2").click();
     await decisionArmed(page);
     await page.keyboard.press("e");
+    // One field per argument, the first one ready to type in.
+    const form = detail(page).getByRole("form", { name: "Edit the arguments" });
+    const amountField = form.getByLabel(/^amount/);
+    await expect(amountField).toBeFocused();
+    await amountField.fill("50 EUR");
+    await expect(detail(page).getByRole("alert")).toContainText("amount must be a number");
+    const send = detail(page).getByRole("button", { name: "Approve with edits" });
+    await expect(send).toBeDisabled();
+    await amountField.press("Control+Enter");
+    await amountField.fill("50");
+
+    // Raw JSON stays available, and refuses what does not parse.
+    await form.getByRole("button", { name: "Raw JSON" }).click();
     const editor = page.getByLabel("Edited arguments (JSON)");
     await expect(editor).toBeFocused();
+    expect(JSON.parse(await editor.inputValue())).toEqual({ amount: 50, to: "acct-1" });
     await editor.fill('{"amount": 50, "to": ');
-    await expect(detail(page).getByRole("alert")).toContainText("Invalid JSON, not sent");
-    const send = detail(page).getByRole("button", { name: "Approve with edits" });
+    await expect(detail(page).getByRole("alert")).toContainText("invalid JSON");
     await expect(send).toBeDisabled();
     await editor.press("Control+Enter");
     expect(agent.has("decided")).toBe(false);

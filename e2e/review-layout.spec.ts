@@ -45,6 +45,8 @@ for (const [label, viewport] of [
     await expect(approve).toBeVisible();
     const bar = (await page.getByTestId("decision-bar").boundingBox())!;
     expect(bar.y + bar.height).toBeLessThanOrEqual(viewport.height);
+    // The connection's state is on screen at every width (first in the phone's sideways-scrolling header).
+    await expect(page.getByRole("status", { name: "Connection: Live" })).toBeInViewport();
 
     // The chain, each level with what it was asked, under the session's title.
     const chain = detail.getByRole("list", { name: /Call chain/ });

@@ -17,6 +17,8 @@ const STATEMENT = [
   "WHERE status IN ('draft', 'pending_review', 'disputed');",
 ].join("\n");
 
+const NOTE = Array.from({ length: 20 }, (_, line) => `note line ${line + 1}`).join("\n");
+
 test("a risky value is highlighted under the rule's label, the row carries the label, and the agent's state is one click away", async ({ page }, testInfo) => {
   const tool = unique("run_sql");
   const admin = await adminApi();
@@ -29,7 +31,7 @@ test("a risky value is highlighted under the rule's label, the row carries the l
   const { approvalId } = await agentCall<{ approvalId: string }>("approval.request", {
     requestId,
     tool,
-    args: { database: "prod", query: STATEMENT, dryRun: false },
+    args: { database: "prod", query: STATEMENT, dryRun: false, notify: { to: "ops@example.com", body: NOTE } },
     annotations: { title: "Run SQL", readOnlyHint: false },
   });
 
@@ -58,6 +60,24 @@ test("a risky value is highlighted under the rule's label, the row carries the l
     await expect(flags.getByTestId("risk-flag").filter({ hasText: "may be destructive" })).toContainText("Run SQL");
     await sql.getByTestId("risk-match").scrollIntoViewIfNeeded();
     await keep(page, testInfo, `risk-${label}`);
+
+    // In the arguments themselves: the rule's path and dryRun marked where they are, the
+    // statement framed with its flags, its DELETE marked once unfolded.
+    const args = page.getByRole("group", { name: "Proposed arguments as JSON" }).filter({ visible: true });
+    await expect(args.locator('[data-testid="risk-value-inline"][data-path="$.database"]')).toContainText("deletes documents");
+    await expect(args.locator('[data-testid="risk-value-inline"][data-path="$.dryRun"]')).toContainText("dryRun is false");
+    const query = args.getByTestId("long-text-query");
+    await expect(query).toHaveAttribute("data-risky", "true");
+    await expect(query.getByRole("button", { name: /Show all 30 lines/ })).toContainText("flagged words in the folded part");
+    await query.getByRole("button", { name: /Show all 30 lines/ }).click();
+    await expect(query.getByTestId("risk-match-inline")).toHaveText("DELETE");
+    await query.getByTestId("risk-match-inline").scrollIntoViewIfNeeded();
+    await keep(page, testInfo, `risk-in-arguments-${label}`);
+    // A long text inside another value is folded too, its first lines shown.
+    const nested = args.getByTestId("long-text-notify.body");
+    await expect(nested).toContainText("note line 8");
+    await expect(nested).not.toContainText("note line 9");
+    await expect(nested.getByRole("button", { name: "Show all 20 lines (" })).toBeVisible();
   }
 
   const state = page.getByTestId("agent-state").filter({ visible: true });

@@ -2,7 +2,7 @@
 // sent them, and a call that ran with other arguments than the approved ones
 // is flagged in History and on the approval, at desktop and phone widths.
 import { expect, test } from "@playwright/test";
-import { adminApi, AgentProcess, agentCall, finalScreenshot, inboxRow, logIn, requestApproval, sendNow, unique } from "./helpers";
+import { adminApi, AgentProcess, agentCall, awaitDecision, decisionArmed, finalScreenshot, inboxRow, logIn, requestApproval, sendNow, unique } from "./helpers";
 
 const SQL = { statement: "DELETE FROM users WHERE last_login < now() - interval '2 years'", batchSize: 500, database: "prod", options: { zeta: 1, a: 2 }, dryRun: false, tags: ["gdpr"] };
 
@@ -218,3 +218,56 @@ for (const [label, viewport] of [
     await finalScreenshot(page, testInfo, `search-${label}`);
   });
 }
+
+test("edits: one field per argument, a long email body as lines of text, each value keeping its type and place, checked against the pinned tool's input schema", async ({ page }, testInfo) => {
+  const tool = unique("send_email");
+  const body = "Hello Dana,\n\nthe drafts of last week are purged.\nNothing else was touched.\n\nRegards,\nthe janitor";
+  const proposed = { to: "dana@example.com", subject: "Drafts purged", body, copies: 3, urgent: false, tags: ["ops"] };
+  const admin = await adminApi();
+  await admin.call("policy.pinTool", {
+    agent: "billing-agent",
+    definition: {
+      name: tool,
+      inputSchema: {
+        type: "object",
+        properties: { to: { type: "string" }, subject: { type: "string" }, body: { type: "string" }, copies: { type: "integer", maximum: 5 }, urgent: { type: "boolean" }, tags: { type: "array", items: { type: "string" } } },
+        required: ["to", "body"],
+        additionalProperties: false,
+      },
+    },
+  });
+  await admin.dispose();
+  const pending = await requestApproval({ tool, args: proposed });
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await logIn(page, undefined, undefined, `/approvals/${pending.approvalId}`);
+  const detail = page.getByRole("main");
+  await decisionArmed(page);
+  await detail.getByRole("button", { name: /^Edit arguments/ }).click();
+  const form = detail.getByRole("form", { name: "Edit the arguments" });
+  await expect(form.getByTestId("edit-schema-note")).toContainText("Checked against the input schema");
+  // The agent's order, one field each; the body is lines of text, not one string with \n in it.
+  await expect(form.getByTestId("edit-fields").locator("label > span:first-child")).toHaveText(Object.keys(proposed));
+  const bodyField = form.getByLabel(/^body/);
+  expect(await bodyField.evaluate((element) => element.tagName)).toBe("TEXTAREA");
+  await expect(bodyField).toHaveValue(body);
+
+  // What the schema refuses is named, and nothing can be sent.
+  await form.getByLabel(/^copies/).fill("12");
+  await expect(form.getByRole("alert")).toContainText("copies (must be at most 5)");
+  await expect(form.getByRole("button", { name: "Approve with edits" })).toBeDisabled();
+  await form.getByLabel(/^copies/).fill("2");
+  await bodyField.fill("Hello Dana,\n\nthe drafts are purged.\n\nRegards");
+  await form.getByLabel(/^urgent/).selectOption("true");
+  await expect(form.getByRole("button", { name: "Approve with edits" })).toBeEnabled();
+  await finalScreenshot(page, testInfo, "edit-fields-1440x900");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await bodyField.scrollIntoViewIfNeeded();
+  await finalScreenshot(page, testInfo, "edit-fields-390x844");
+
+  await form.getByRole("button", { name: "Approve with edits" }).click();
+  await sendNow(page);
+  const decided = await awaitDecision(pending.approvalId);
+  const expected = { ...proposed, copies: 2, urgent: true, body: "Hello Dana,\n\nthe drafts are purged.\n\nRegards" };
+  expect(decided.decision?.args).toEqual(expected);
+  expect(Object.keys(decided.decision?.args as object)).toEqual(Object.keys(proposed));
+});

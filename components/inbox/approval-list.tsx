@@ -30,14 +30,12 @@ interface ApprovalListProps {
   footer?: ReactNode;
   /** Shown instead of the rows: loading, an error, or why the list is empty. */
   placeholder?: ReactNode;
-  /** Whether the pointer is over the rows (the list holds still meanwhile). */
-  onPointerOver?(over: boolean): void;
 }
 
 const FOOTER_HEIGHT = 48;
 
 export const ApprovalList = forwardRef<ApprovalListHandle, ApprovalListProps>(function ApprovalList(
-  { kind, items, selectedId, checked, gone, queued, checkable, dimmed, busy, sessionLabel, onOpen, onToggle, footer, placeholder, onPointerOver },
+  { kind, items, selectedId, checked, gone, queued, checkable, dimmed, busy, sessionLabel, onOpen, onToggle, footer, placeholder },
   ref,
 ) {
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -66,13 +64,7 @@ export const ApprovalList = forwardRef<ApprovalListHandle, ApprovalListProps>(fu
 
   const Row = kind === "pending" ? PendingRow : HistoryRow;
   return (
-    <div
-      ref={scrollRef}
-      onPointerEnter={() => onPointerOver?.(true)}
-      onPointerLeave={() => onPointerOver?.(false)}
-      className={`relative min-h-0 flex-1 overflow-auto bg-slate-50 transition-opacity ${dimmed ? "opacity-50" : ""}`}
-      aria-busy={busy}
-    >
+    <div ref={scrollRef} className={`relative min-h-0 flex-1 overflow-auto bg-slate-50 transition-opacity ${dimmed ? "opacity-50" : ""}`} aria-busy={busy}>
       {placeholder ? (
         <div className="p-4">{placeholder}</div>
       ) : (

@@ -73,24 +73,14 @@ export function Inbox() {
   });
 
   const livePending = useMemo(() => (pending.data ? orderPending(pending.data.items, view.sort) : undefined), [pending.data, view.sort]);
-  // While an approval is open, or the pointer is over the list, the pending list holds
-  // still (see pinned-list.ts): nothing moves under the pointer. Moving on (another
-  // approval opened from the keyboard or after a decision, the pointer gone from the
-  // list with nothing open) or changing the view lets it take its new order.
-  const [pointerInList, setPointerInList] = useState(false);
-  const viewKey = JSON.stringify([view.sort, view.session, agent, tool, text]);
-  const pinActive = tab === "pending" && (Boolean(selectedId) || pointerInList);
-  const [pin, setPin] = useState<{ viewKey: string; selectedId: string | null; items: ApprovalItem[] } | null>(null);
+  // While an approval is open, the pending list holds still (see pinned-list.ts); opening
+  // another one, or changing the view, lets it take its new order.
+  const pinKey = tab === "pending" && selectedId ? JSON.stringify([selectedId, view.sort, view.session, agent, tool, text]) : null;
+  const [pin, setPin] = useState<{ key: string; items: ApprovalItem[] } | null>(null);
   // Pinned only once the list read is the one for this view (not the last view's, kept while it loads).
   const settledList = pending.isPlaceholderData ? undefined : livePending;
-  if (!pinActive && pin) setPin(null);
-  else if (pinActive && settledList) {
-    const movedOn = pin !== null && pin.selectedId !== selectedId;
-    if (!pin || pin.viewKey !== viewKey || (movedOn && !pointerInList)) setPin({ viewKey, selectedId, items: settledList });
-    // A row opened with the pointer over the list: the rows stay where they are.
-    else if (movedOn) setPin({ ...pin, selectedId });
-  }
-  const pinned = useMemo(() => (pinActive && pin?.viewKey === viewKey && settledList ? pinnedList(pin.items, settledList) : null), [pinActive, pin, viewKey, settledList]);
+  if (pinKey && settledList && pin?.key !== pinKey) setPin({ key: pinKey, items: settledList });
+  const pinned = useMemo(() => (pinKey && pin?.key === pinKey && settledList ? pinnedList(pin.items, settledList) : null), [pinKey, pin, settledList]);
   const pendingItems = pinned?.items ?? livePending;
   const historyItems = useMemo(() => history.data?.pages.flatMap((page) => page.items) ?? [], [history.data]);
   const items: ApprovalItem[] = (tab === "pending" ? pendingItems : historyItems) ?? [];
@@ -234,7 +224,6 @@ export function Inbox() {
           sessionLabel={sessionLabel}
           onOpen={open}
           onToggle={toggle}
-          onPointerOver={setPointerInList}
           placeholder={placeholder}
           footer={
             tab === "history" && history.hasNextPage ? (
@@ -250,10 +239,10 @@ export function Inbox() {
             {pinned && pinned.arrived > 0 ? (
               // Down here, not above the list: announcing them must not move the rows either.
               <p role="status" data-testid="new-arrivals" className="flex shrink-0 items-center gap-2 font-medium text-sky-900">
-                <span title="They arrived while an approval is open or the pointer is over the list; the list keeps its order until you move on">
-                  {pinned.arrived} new<span className="hidden xl:inline"> {selectedId ? "since you opened this one" : "while the list held still"}</span>
+                <span title="They arrived while this approval is open; the list keeps its order until you move on">
+                  {pinned.arrived} new<span className="hidden xl:inline"> since you opened this one</span>
                 </span>
-                <button type="button" onClick={() => setPin({ viewKey, selectedId, items: livePending! })} className="rounded border border-sky-300 bg-sky-50 px-2 py-0.5 hover:bg-sky-100">
+                <button type="button" onClick={() => setPin({ key: pinKey!, items: livePending! })} className="rounded border border-sky-300 bg-sky-50 px-2 py-0.5 hover:bg-sky-100">
                   Show them
                 </button>
               </p>
