@@ -158,6 +158,64 @@ describe("another key's work", () => {
   });
 });
 
+/** What a caller passes on to the agent it calls. */
+const pick = ({ parentRequestId, delegation }: { parentRequestId: string; delegation: string }) => ({ parentRequestId, delegation });
+
+describe("child requests under another key's request", () => {
+  it("authority: a second key cannot attach a child to your request and stall it: without your key's delegation token it is NOT_FOUND, as for an unknown id, and nothing is written", async () => {
+    const owner = agentCaller(app.deps);
+    const { sessionId } = await owner.session.open({});
+    const R = await owner.request.begin({ sessionId, agent: "O1", kind: "orchestrator" });
+    const other = await owner.request.begin({ sessionId, agent: "O2", kind: "orchestrator" });
+    const { agent: intruder } = await newAgentKey("intruder");
+    const before = await rows();
+
+    await expectRefusedLikeUnknown((id) => intruder.request.begin({ sessionId, agent: "A9", parentRequestId: id }), R.requestId, UNKNOWN.req);
+    await expectRefusedLikeUnknown((id) => intruder.run.begin({ runId: "run-1", holder: "h", sessionId, agent: "A9", parentRequestId: id }), R.requestId, UNKNOWN.req);
+    // A token for another request of the owner's, or one that expired, is no token for this one.
+    const forOther = await owner.request.delegate({ requestId: other.requestId });
+    await expectRefusedLikeUnknown((id) => intruder.request.begin({ sessionId, agent: "A9", parentRequestId: id, delegation: forOther.delegation }), R.requestId, UNKNOWN.req);
+    const handed = await owner.request.delegate({ requestId: R.requestId, ttlSeconds: 60 });
+    const later = app.deps.now;
+    app.deps.now = () => new Date(Date.parse(handed.expiresAt));
+    try {
+      await expectRefusedLikeUnknown((id) => intruder.request.begin({ sessionId, agent: "A9", parentRequestId: id, delegation: handed.delegation }), R.requestId, UNKNOWN.req);
+    } finally {
+      app.deps.now = later;
+    }
+    // Nor does the intruder get a token for a request that is not its own.
+    await expectRefusedLikeUnknown((id) => intruder.request.delegate({ requestId: id }), R.requestId, UNKNOWN.req);
+    expect(await rows()).toEqual(before);
+
+    // The owner's request never paused: it completes.
+    expect(await owner.request.complete({ requestId: R.requestId })).toEqual({ requestId: R.requestId, status: "COMPLETED" });
+  });
+
+  it("authority: with the owner's token the called key's child pauses the owner's request, as a chain should; the workspace setting keeps the old behaviour, audited", async () => {
+    const owner = agentCaller(app.deps);
+    const admin = await operatorCaller(app.deps);
+    const { sessionId } = await owner.session.open({});
+    const R = await owner.request.begin({ sessionId, agent: "O1", kind: "orchestrator" });
+    const { agent: called } = await newAgentKey("called service");
+    const child = await called.request.begin({ sessionId, agent: "A1", ...pick(await owner.request.delegate({ requestId: R.requestId })) });
+    await called.approval.request({ requestId: child.requestId, tool: "send_email", args: {} });
+    expect((await db.prisma.request.findUniqueOrThrow({ where: { id: R.requestId } })).status).toBe("PAUSED");
+    // A durable run begins under a delegated parent the same way.
+    const run = await called.run.begin({ runId: "run-1", holder: "h", sessionId, agent: "A2", ...pick(await owner.request.delegate({ requestId: R.requestId })) });
+    expect((await db.prisma.request.findUniqueOrThrow({ where: { id: run.requestId } })).parentRequestId).toBe(R.requestId);
+
+    expect(await admin.workspace.settings()).toMatchObject({ allowUndelegatedChildren: false });
+    expect(await admin.workspace.updateSettings({ allowUndelegatedChildren: true })).toMatchObject({ allowUndelegatedChildren: true });
+    const { agent: legacy } = await newAgentKey("legacy service");
+    const undelegated = await legacy.request.begin({ sessionId, agent: "A3", parentRequestId: R.requestId });
+    expect((await db.prisma.request.findUniqueOrThrow({ where: { id: undelegated.requestId } })).parentRequestId).toBe(R.requestId);
+    await admin.workspace.updateSettings({ allowUndelegatedChildren: false });
+    await expectRefusedLikeUnknown((id) => legacy.request.begin({ sessionId, agent: "A3", parentRequestId: id }), R.requestId, UNKNOWN.req);
+    const audited = await db.prisma.auditEntry.findMany({ where: { action: "workspace.settings_changed" }, orderBy: { seq: "asc" } });
+    expect(audited.map((entry) => (entry.data as { after: { allowUndelegatedChildren: boolean } }).after.allowUndelegatedChildren)).toEqual([true, false]);
+  });
+});
+
 describe("delegation by the call chain", () => {
   it("authority: the orchestrator's key acts on the child and grandchild requests other keys began under it; a sibling's key does not, nor a child's key on its parent", async () => {
     const orchestrator = agentCaller(app.deps);
@@ -166,10 +224,12 @@ describe("delegation by the call chain", () => {
     const { agent: siblingKey } = await newAgentKey("B service");
     const { sessionId } = await orchestrator.session.open({});
     const O1 = await orchestrator.request.begin({ sessionId, agent: "O1", kind: "orchestrator" });
-    // Any key may begin a child of another key's request: that is how a chain crosses services.
-    const A1 = await childKey.request.begin({ sessionId, agent: "A1", parentRequestId: O1.requestId });
+    // The orchestrator's key hands the services it calls a token for its request: that is how a chain crosses keys.
+    const handed = await orchestrator.request.delegate({ requestId: O1.requestId });
+    expect(handed).toMatchObject({ parentRequestId: O1.requestId, delegation: expect.stringMatching(/^tgd_/) });
+    const A1 = await childKey.request.begin({ sessionId, agent: "A1", ...pick(handed) });
     const A1sub = await childKey.request.begin({ sessionId, agent: "A1-helper", parentRequestId: A1.requestId });
-    const B1 = await siblingKey.request.begin({ sessionId, agent: "B1", parentRequestId: O1.requestId });
+    const B1 = await siblingKey.request.begin({ sessionId, agent: "B1", ...pick(await orchestrator.request.delegate({ requestId: O1.requestId })) });
 
     // The orchestrator asks for approval on its child's request and follows it.
     const asked = await orchestrator.approval.request({ requestId: A1.requestId, tool: "refund", args: { amount: 5 } });

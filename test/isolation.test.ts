@@ -34,6 +34,7 @@ const FOREIGN: Record<string, { as: Caller; kind: "query" | "mutation"; input: (
   "request.trace": { as: "agent", kind: "mutation", input: (b) => ({ requestId: b.requestId, events: [{ type: "note", data: {} }] }) },
   "request.get": { as: "admin", kind: "query", input: (b) => ({ requestId: b.requestId }) },
   "request.load": { as: "agent", kind: "query", input: (b) => ({ requestId: b.requestId }) },
+  "request.delegate": { as: "agent", kind: "mutation", input: (b) => ({ requestId: b.requestId }) },
   // B's own call under B's framework id: found by that id, still NOT_FOUND.
   "approval.request": { as: "agent", kind: "mutation", input: (b) => ({ requestId: b.requestId, tool: "b_tool", args: { b: true }, externalId: "call_b" }) },
   "approval.await": { as: "agent", kind: "query", input: (b) => ({ approvalId: b.approvalId, timeoutMs: 0 }) },

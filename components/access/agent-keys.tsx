@@ -7,6 +7,7 @@ import { errorMessage } from "@/lib/errors";
 import { formatTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
 import { Empty, ErrorNote, Loading } from "../ui";
+import { CallChainSetting } from "./call-chain-setting";
 import { ShownOnce } from "./shown-once";
 
 export function AgentKeys({ canEdit }: { canEdit: boolean }) {
@@ -90,6 +91,7 @@ export function AgentKeys({ canEdit }: { canEdit: boolean }) {
           ))}
         </ul>
       )}
+      <CallChainSetting canEdit={canEdit} />
     </section>
   );
 }

@@ -107,6 +107,8 @@ export interface Contract {
       kind?: "agent" | "orchestrator";
       taskId?: string;
       parentRequestId?: string;
+      /** The token the parent request's key made for this call (request.delegate), when that key is not this one. */
+      delegation?: string;
       input?: Json;
       idempotencyKey?: string;
       resumeUrl?: string;
@@ -116,6 +118,12 @@ export interface Contract {
       framework?: string;
     };
     output: { sessionId: string; taskId: string; requestId: string };
+  };
+  "request.delegate": {
+    kind: "mutation";
+    input: { requestId: string; ttlSeconds?: number };
+    /** What the called agent passes to begin: `parentRequestId` and `delegation`. */
+    output: { parentRequestId: string; delegation: string; expiresAt: string };
   };
   "request.load": {
     kind: "query";
@@ -142,6 +150,7 @@ export interface Contract {
       kind?: "agent" | "orchestrator";
       taskId?: string;
       parentRequestId?: string;
+      delegation?: string;
       input?: Json;
       resumeUrl?: string;
       framework?: string;

@@ -144,6 +144,13 @@ export function createTollgate(options: TollgateOptions) {
         return withRetry(() => call("request.complete", { requestId: ids.requestId, output: output as Json }));
       },
       fail: (error: { message: string; code?: string }) => withRetry(() => call("request.fail", { requestId: ids.requestId, error })),
+      /**
+       * For an agent this request calls that runs with another agent key: send
+       * it `{parentRequestId, delegation}` with the call, and it passes both to
+       * begin, so its request is a child of this one. Valid 15 minutes unless
+       * `ttlSeconds` says otherwise (at most a day).
+       */
+      delegate: (delegateOptions: { ttlSeconds?: number } = {}) => withRetry(() => call("request.delegate", { requestId: ids.requestId, ...delegateOptions })),
       trace: (events: { type: string; name?: string; data?: unknown }[]) =>
         withRetry(() => call("request.trace", { requestId: ids.requestId, events: events as { type: string; name?: string; data?: Json }[] })),
       /**
@@ -291,7 +298,9 @@ export function createTollgate(options: TollgateOptions) {
     openSession: (input: ProcedureInput<"session.open"> = {}) => withRetry(() => call("session.open", input)),
     /**
      * Begins a request (an invocation of `agent`). Orchestrators pass their own
-     * requestId as `parentRequestId` to the agents they call, so the chain links.
+     * requestId as `parentRequestId` to the agents they call, so the chain links;
+     * an agent with another key needs the caller's `delegation` too
+     * (`handle.delegate()`): pass on both as they came.
      */
     begin: async (input: ProcedureInput<"request.begin">) => {
       const withKey = { ...input, idempotencyKey: input.idempotencyKey ?? `begin-${randomUUID()}` };

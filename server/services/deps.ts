@@ -69,6 +69,8 @@ export interface ServiceDeps {
   channelSecrets: SecretBox;
   /** Seals what an adapter keeps to continue a durable run (its framework's run state). */
   runStates: SecretBox;
+  /** Signs and checks the tokens by which a request's key lets another key begin work under it. */
+  delegationKey: Buffer;
   /** How long after an agent was last seen waiting an approval counts as having no one waiting. */
   agentLivenessMs: number;
   /** The console's base URL, for links in notifications. */
@@ -132,6 +134,7 @@ export function createServiceDeps(
     channelSecrets: new SecretBox(secret, "notification channel secrets v1"),
     webhookSecrets: new SecretBox(secret, "agent key webhook secrets v1"),
     runStates: new SecretBox(secret, "durable run states v1"),
+    delegationKey: deriveKey(secret, "call chain delegations v1"),
     publicUrl: options.publicUrl ?? (() => "http://localhost:3000"),
     agentLivenessMs: options.agentLivenessMs ?? 90_000,
     shutdown: options.shutdown ?? new AbortController().signal,

@@ -2,6 +2,7 @@
 // task tree for the console.
 import { Prisma } from "../db/generated/client.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
+import { delegationAllows } from "../domain/delegation.ts";
 import { newId } from "../domain/ids.ts";
 import { checkUrlLiteral } from "../domain/outbound.ts";
 import { ACTIVE_RUN_STATUSES, isActive, planRequestEnding, type RequestEnding, type RunStatus } from "../domain/lifecycle.ts";
@@ -25,6 +26,8 @@ export interface BeginRequestInput {
   kind?: "agent" | "orchestrator";
   taskId?: string;
   parentRequestId?: string;
+  /** request.delegate's token from the key of another key's parent request. */
+  delegation?: string;
   input?: unknown;
   idempotencyKey?: string;
   resumeUrl?: string;
@@ -120,7 +123,7 @@ async function beginRequestInSteps(deps: ServiceDeps, agent: AgentPrincipal, inp
       if (session.status === "CLOSED") {
         throw new DomainError("PRECONDITION_FAILED", `session ${session.id} is closed; open a new session for new work`);
       }
-      const parent = input.parentRequestId ? await loadParent(tx, workspaceId, input.parentRequestId, session.id) : null;
+      const parent = input.parentRequestId ? await loadParent(deps, tx, agent, input.parentRequestId, input.delegation, session.id) : null;
       const taskId = input.taskId
         ? await continueTask(tx, agent, input.taskId, session.id, input.agent)
         : await createTask(tx, agent, session.id, input, parent?.taskId ?? null, now);
@@ -182,12 +185,21 @@ async function findByIdempotencyKey(deps: ServiceDeps, agent: AgentPrincipal, ke
   return { sessionId: existing.sessionId, taskId: existing.taskId, requestId: existing.id };
 }
 
-async function loadParent(tx: Tx, workspaceId: string, parentRequestId: string, sessionId: string) {
+async function loadParent(deps: ServiceDeps, tx: Tx, agent: AgentPrincipal, parentRequestId: string, delegation: string | undefined, sessionId: string) {
   // Locked so that a concurrent cancel or completion of the parent is seen.
-  // Any key of the workspace may name any request as its caller: that is how a
-  // call chain crosses services, each with its own key. It delegates this new
-  // work to the parent's key, and gains the caller nothing over the parent.
-  const parent = await lockChain(tx, workspaceId, parentRequestId, null);
+  // A key names as its caller a request it may act on, or another key's request
+  // whose key handed it a delegation token (request.delegate): a call chain
+  // crosses services, each with its own key, but a key that was not called
+  // cannot attach work under another's request and pause it. Either way the new
+  // work belongs to the parent's key too, and the caller gains nothing over the
+  // parent. Without the token it is as if the request did not exist.
+  const { workspaceId } = agent;
+  const delegated = delegation !== undefined && delegationAllows(deps.delegationKey, delegation, { workspaceId, requestId: parentRequestId }, deps.now());
+  let parent = await lockChain(tx, workspaceId, parentRequestId, delegated ? null : agent);
+  if (!parent && !delegated) {
+    const workspace = await tx.workspace.findUniqueOrThrow({ where: { id: workspaceId }, select: { allowUndelegatedChildren: true } });
+    if (workspace.allowUndelegatedChildren) parent = await lockChain(tx, workspaceId, parentRequestId, null);
+  }
   if (!parent) throw notFound("parent request", parentRequestId);
   if (parent.sessionId !== sessionId) {
     throw new DomainError(

@@ -3,6 +3,8 @@ import { z } from "zod";
 import { LIMITS } from "../../domain/json.ts";
 import { beginRequest, endRequest, traceRequest } from "../../services/requests.ts";
 import { loadRequest } from "../../services/requests/load-request.ts";
+import { delegateRequest } from "../../services/requests/delegate-request.ts";
+import { DELEGATION_PATTERN, DELEGATION_TTL } from "../../domain/delegation.ts";
 import { requestWithChain } from "../../services/tasks.ts";
 import { zApprovalResult, zRunStatus } from "../outputs.ts";
 import { zCallName, zId, zJson, zName } from "../schemas.ts";
@@ -17,6 +19,8 @@ export const zBeginFields = z.object({
   kind: z.enum(["agent", "orchestrator"]).optional(),
   taskId: zId("tsk").optional(),
   parentRequestId: zId("req").optional(),
+  /** The parent's key's token (request.delegate), when the parent is another key's request. */
+  delegation: z.string().regex(DELEGATION_PATTERN, "must be a delegation token as request.delegate returns it").optional(),
   input: zJson(LIMITS.inputBytes).optional(),
   resumeUrl: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2000).optional(),
   framework: z
@@ -35,6 +39,16 @@ export const requestRouter = router({
     )
     .output(z.object({ sessionId: z.string(), taskId: z.string(), requestId: z.string() }))
     .mutation(({ ctx, input }) => beginRequest(ctx.deps, ctx.agent, { ...input, traceparent: ctx.traceparent })),
+
+  /**
+   * A token by which the agent this request calls, with another agent key,
+   * begins its request under this one (request.begin's parentRequestId and
+   * delegation). Short-lived; signed, never stored.
+   */
+  delegate: agentProcedure
+    .input(z.object({ requestId: zId("req"), ttlSeconds: z.number().int().min(1).max(DELEGATION_TTL.maxSeconds).optional() }))
+    .output(z.object({ parentRequestId: z.string(), delegation: z.string(), expiresAt: z.string() }))
+    .mutation(({ ctx, input }) => delegateRequest(ctx.deps, ctx.agent, input.requestId, input.ttlSeconds)),
 
   complete: agentProcedure
     .input(z.object({ requestId: zId("req"), output: zJson(LIMITS.inputBytes).optional() }))

@@ -12,6 +12,12 @@ const zRole = z.enum(["ADMIN", "OPERATOR", "VIEWER"]);
 const zSettings = z.strictObject({
   /** Tool and agent names may mix scripts (Latin with Cyrillic, say); off by default, as look-alike names mix them. */
   allowMixedScriptNames: z.boolean(),
+  /**
+   * Any agent key may name another key's request as its parentRequestId without
+   * the delegation token of that request's key (request.delegate): the old
+   * behaviour, for a transition; off for new workspaces.
+   */
+  allowUndelegatedChildren: z.boolean(),
 });
 
 export const workspaceRouter = router({

@@ -41,8 +41,10 @@ BEGIN
 
   -- 3. The parent, if any: its whole call chain locked in id order (lock order
   --    step 1), so a concurrent cancel or completion of it is seen; it must be
-  --    in this session and still running or paused. Any key may name any
-  --    request of the workspace as its caller.
+  --    in this session and still running or paused. Only a parent this key
+  --    began, or one below a request it began, is named here: another key's
+  --    request needs a delegation token (or the workspace's setting), which
+  --    the general path checks.
   IF p_parent_request_id IS NOT NULL THEN
     PERFORM 1 FROM "Request" r
     WHERE r.id IN (
@@ -53,9 +55,9 @@ BEGIN
         WHERE chain.depth < 1000
       ) SELECT id FROM chain)
     ORDER BY r.id FOR NO KEY UPDATE OF r;
-    SELECT r.id, r."sessionId", r."taskId", r.status INTO parent
+    SELECT r.id, r."sessionId", r."taskId", r.status, tollgate_key_began_request_or_above(r."agentKeyId", r."parentRequestId", p_agent_key_id) AS own INTO parent
     FROM "Request" r WHERE r.id = p_parent_request_id AND r."workspaceId" = p_workspace_id;
-    IF NOT FOUND OR parent."sessionId" <> p_session_id OR parent.status NOT IN ('RUNNING', 'PAUSED') THEN
+    IF NOT FOUND OR NOT parent.own OR parent."sessionId" <> p_session_id OR parent.status NOT IN ('RUNNING', 'PAUSED') THEN
       RETURN QUERY SELECT 'elsewhere'::text, NULL::text, NULL::"RunStatus", false;
       RETURN;
     END IF;

@@ -6,9 +6,11 @@ import type { ServiceDeps } from "../deps.ts";
 export interface WorkspaceSettings {
   /** Tool and agent names may mix scripts (refused by default: look-alike names mix them). */
   allowMixedScriptNames: boolean;
+  /** Any agent key may begin work under another key's request without its delegation token (the behaviour before tokens). */
+  allowUndelegatedChildren: boolean;
 }
 
-const SETTINGS = { allowMixedScriptNames: true } as const;
+const SETTINGS = { allowMixedScriptNames: true, allowUndelegatedChildren: true } as const;
 
 export async function workspaceSettings(deps: ServiceDeps, workspaceId: string): Promise<WorkspaceSettings> {
   return deps.prisma.workspace.findUniqueOrThrow({ where: { id: workspaceId }, select: SETTINGS });
