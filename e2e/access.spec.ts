@@ -3,7 +3,7 @@
 // right after, at a laptop's width and on a phone.
 import { expect, test, type Page } from "@playwright/test";
 import { ADMIN_PASSWORD, BASE_URL } from "./fixtures";
-import { finalScreenshot, logIn, unique } from "./helpers";
+import { acceptInvitation, finalScreenshot, logIn, unique } from "./helpers";
 
 const bearerStatus = async (path: string, secret: string, method: "GET" | "POST" = "GET") =>
   (
@@ -69,12 +69,12 @@ for (const [label, viewport] of [
 test("an admin adds an approver, changes their role, and disabling them ends their open console at once", async ({ page, browser }, testInfo) => {
   await logIn(page, undefined, undefined, "/access");
   const email = `${unique("approver")}@example.com`.toLowerCase();
-  const form = page.getByRole("form", { name: "Add a person" });
+  const form = page.getByRole("form", { name: "Invite a person" });
   await form.getByLabel("Email").fill(email);
   await form.getByLabel("Name").fill("Ana Approver");
   await form.getByLabel("Role").selectOption("OPERATOR");
-  await form.getByLabel("First password").fill("ana's first password");
-  await form.getByRole("button", { name: "Add" }).click();
+  await form.getByRole("button", { name: "Invite" }).click();
+  await acceptInvitation(page, browser, "ana's first password");
   const row = page.getByTestId("person").filter({ hasText: email });
   await expect(row.getByLabel(`Role of ${email}`)).toHaveValue("OPERATOR");
 

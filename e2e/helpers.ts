@@ -4,7 +4,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
-import { expect, request as playwrightRequest, type Page, type TestInfo } from "@playwright/test";
+import { expect, request as playwrightRequest, type Browser, type Page, type TestInfo } from "@playwright/test";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, AGENT_KEY, BASE_URL } from "./fixtures";
 
 export const unique = (prefix: string) => `${prefix}_${randomUUID().slice(0, 8)}`;
@@ -58,7 +58,7 @@ export interface AwaitResult {
 
 export const awaitDecision = (approvalId: string, timeoutMs = 5_000) => agentCall<AwaitResult>("approval.await", { approvalId, timeoutMs }, "GET");
 
-/** Creates an operator through the admin's API (operator.create). */
+/** Adds an operator as an admin does: invited through the admin's API (operator.create), the invitation accepted with their password. */
 export async function createOperator(role: "ADMIN" | "OPERATOR" | "VIEWER") {
   // Sends what the console's pages send: the session cookie only goes with its own origin.
   const admin = await playwrightRequest.newContext({ baseURL: BASE_URL, extraHTTPHeaders: { origin: BASE_URL } });
@@ -68,8 +68,11 @@ export async function createOperator(role: "ADMIN" | "OPERATOR" | "VIEWER") {
     const email = `${unique(role.toLowerCase())}@example.com`;
     const password = `pw-${randomUUID()}`;
     const name = `${role[0]}${role.slice(1).toLowerCase()} ${email.slice(0, 14)}`;
-    const created = await admin.post("/api/trpc/operator.create", { data: { email, name, role, password } });
+    const created = await admin.post("/api/trpc/operator.create", { data: { email, name, role } });
     expect(created.status(), await created.text()).toBe(200);
+    const link = ((await created.json()) as { result: { data: { link: string } } }).result.data.link;
+    const accepted = await admin.post("/api/trpc/auth.acceptInvitation", { data: { token: link.slice(link.indexOf("#") + 1), password } });
+    expect(accepted.status(), await accepted.text()).toBe(200);
     return { email, password, name };
   } finally {
     await admin.dispose();
@@ -223,4 +226,26 @@ export async function sendNow(page: Page, subject?: string) {
 /** Waits until the open approval's decision controls take presses (they arm after being on screen a moment). */
 export async function decisionArmed(page: Page) {
   await expect(page.getByTestId("decision-bar").getByRole("button").first()).toHaveAttribute("data-armed", "true");
+}
+
+/**
+ * The invitation link the People page just showed (no SMTP in the browser
+ * tests), accepted in a browser of the invitee's own with `password`; the
+ * page's "Done" then clears the link.
+ */
+export async function acceptInvitation(page: Page, browser: Browser, password: string) {
+  const shown = page.getByRole("alert", { name: /Invitation link for/ });
+  const link = (await shown.getByTestId("shown-once").innerText()).trim();
+  const theirs = await browser.newContext();
+  try {
+    const invitee = await theirs.newPage();
+    await invitee.goto(link);
+    await invitee.getByLabel("Password").fill(password);
+    await invitee.getByRole("button", { name: "Join" }).click();
+    await invitee.waitForURL((url) => url.pathname === "/");
+  } finally {
+    await theirs.close();
+  }
+  await shown.getByRole("button", { name: "Done" }).click();
+  await page.reload();
 }

@@ -4,7 +4,7 @@
 // never show in the second.
 import { expect, type Page, type Request, test } from "@playwright/test";
 import { BASE_URL } from "./fixtures";
-import { createOperator, finalScreenshot, logIn, requestApproval, unique } from "./helpers";
+import { acceptInvitation, createOperator, finalScreenshot, logIn, requestApproval, unique } from "./helpers";
 
 const bearerStatus = async (path: string, secret: string, method: "GET" | "POST" = "GET") =>
   (
@@ -66,12 +66,12 @@ for (const [label, viewport] of [
     await page.goto("/access");
 
     const approverEmail = `${unique("approver")}@example.com`.toLowerCase();
-    const person = page.getByRole("form", { name: "Add a person" });
+    const person = page.getByRole("form", { name: "Invite a person" });
     await person.getByLabel("Email").fill(approverEmail);
     await person.getByLabel("Name").fill("Pat Payments");
     await person.getByLabel("Role").selectOption("OPERATOR");
-    await person.getByLabel("First password").fill("pat's first password");
-    await person.getByRole("button", { name: "Add" }).click();
+    await person.getByRole("button", { name: "Invite" }).click();
+    await acceptInvitation(page, browser, "pat's first password");
     const row = page.getByTestId("person").filter({ hasText: approverEmail });
     await expect(row.getByLabel(`Role of ${approverEmail}`)).toHaveValue("OPERATOR");
 

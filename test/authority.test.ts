@@ -3,7 +3,7 @@
 // trusted it for; anything else answers NOT_FOUND exactly like an unknown id.
 import { describe, expect, it } from "vitest";
 import { TRPCError } from "@trpc/server";
-import { agentCaller, operatorCaller, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
+import { addPersonWith, agentCaller, operatorCaller, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
 
 let db: TestDatabase;
 let app: TestApp;
@@ -322,8 +322,8 @@ describe("agent keys for admins", () => {
     const admin = await operatorCaller(app.deps);
     const { id } = await newAgentKey("supervisor");
     await admin.agentKey.setTrust({ keyId: id, trustedAgents: ["A*", "billing-*", "A*"] });
-    await admin.operator.create({ email: "ops@example.com", name: "Ops", role: "OPERATOR", password: "operator password" });
-    await admin.operator.create({ email: "viewer@example.com", name: "Viewer", role: "VIEWER", password: "viewer password" });
+    await addPersonWith(app.deps, admin, { email: "ops@example.com", name: "Ops", role: "OPERATOR", password: "operator password" });
+    await addPersonWith(app.deps, admin, { email: "viewer@example.com", name: "Viewer", role: "VIEWER", password: "viewer password" });
     const operator = await operatorCaller(app.deps, { email: "ops@example.com", password: "operator password" });
     const viewer = await operatorCaller(app.deps, { email: "viewer@example.com", password: "viewer password" });
 
@@ -348,7 +348,7 @@ describe("agent keys for admins", () => {
   it("agentKey.setTrust: admins only, each glob non-empty and at most 200 characters, at most 50 of them, for a key of the workspace", async () => {
     const admin = await operatorCaller(app.deps);
     const { id } = await newAgentKey("supervisor");
-    await admin.operator.create({ email: "ops@example.com", name: "Ops", role: "OPERATOR", password: "operator password" });
+    await addPersonWith(app.deps, admin, { email: "ops@example.com", name: "Ops", role: "OPERATOR", password: "operator password" });
     const operator = await operatorCaller(app.deps, { email: "ops@example.com", password: "operator password" });
 
     await expect(operator.agentKey.setTrust({ keyId: id, trustedAgents: ["A*"] })).rejects.toMatchObject({ code: "FORBIDDEN" });

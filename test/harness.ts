@@ -164,6 +164,18 @@ export async function operatorCaller(deps: ServiceDeps, credentials = ADMIN) {
   return callerWith(deps, { sessionToken: token });
 }
 
+/** Adds a person as an admin does: invited by `admin` (operator.create), accepted by them with `password`. */
+export async function addPersonWith(
+  deps: ServiceDeps,
+  admin: Awaited<ReturnType<typeof operatorCaller>>,
+  person: { email: string; name: string; role: "ADMIN" | "OPERATOR" | "VIEWER"; password: string },
+) {
+  const { link } = await admin.operator.create({ email: person.email, name: person.name, role: person.role });
+  if (!link) throw new Error("the invitation came back without a link (it was emailed)");
+  const accepted = await callerWith(deps).auth.acceptInvitation({ token: link.slice(link.indexOf("#") + 1), password: person.password });
+  return { id: accepted.operator.id };
+}
+
 /**
  * Registers the usual hooks: one database for the file, a fresh bootstrapped
  * app for every test. The callbacks hand them to the test file's variables.

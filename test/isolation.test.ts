@@ -20,7 +20,7 @@ useTestServer((server, client) => {
   adminA = client;
 });
 
-type Ids = Record<"sessionId" | "taskId" | "requestId" | "approvalId" | "policyId" | "channelId" | "keyId" | "tokenId" | "operatorId" | "agentKeyB" | "workspaceId" | "runId" | "pinId", string>;
+type Ids = Record<"sessionId" | "taskId" | "requestId" | "approvalId" | "policyId" | "channelId" | "keyId" | "tokenId" | "operatorId" | "agentKeyB" | "workspaceId" | "runId" | "pinId" | "invitationId", string>;
 type Caller = "agent" | "admin";
 
 /** Calls with one of B's ids, as A: each must be NOT_FOUND. */
@@ -56,6 +56,7 @@ const FOREIGN: Record<string, { as: Caller; kind: "query" | "mutation"; input: (
   "operator.setDisabled": { as: "admin", kind: "mutation", input: (b) => ({ operatorId: b.operatorId, disabled: true }) },
   "operator.resetPassword": { as: "admin", kind: "mutation", input: (b) => ({ operatorId: b.operatorId, password: "taken over!" }) },
   "operator.setGroups": { as: "admin", kind: "mutation", input: (b) => ({ operatorId: b.operatorId, groups: ["x"] }) },
+  "operator.revokeInvitation": { as: "admin", kind: "mutation", input: (b) => ({ invitationId: b.invitationId }) },
   "agentKey.revoke": { as: "admin", kind: "mutation", input: (b) => ({ keyId: b.keyId }) },
   "agentKey.setTrust": { as: "admin", kind: "mutation", input: (b) => ({ keyId: b.keyId, trustedAgents: ["*"] }) },
   "policy.update": { as: "admin", kind: "mutation", input: (b) => ({ policyId: b.policyId, enabled: false }) },
@@ -89,6 +90,9 @@ const NO_FOREIGN_ID: Record<string, string> = {
   "auth.login": "logs in by email and password (B's admin logging in lands in B)",
   "auth.logout": "ends the caller's own session",
   "auth.me": "the caller",
+  "auth.invitation": "names an invitation by its link's token alone, which only its holder has (never stored in the clear)",
+  "auth.acceptInvitation": "names an invitation by its link's token alone, which only its holder has (never stored in the clear)",
+  "operator.invitations": "the caller's workspace (checked below)",
   "auth.createToken": "a token for the caller",
   "auth.tokens": "the caller's workspace's tokens (checked below)",
   "auth.tokenLimit": "the caller's workspace",
@@ -142,9 +146,10 @@ async function workspaceB(): Promise<{ ids: Ids; adminB: OperatorClient }> {
   const { policyId } = await adminB.policy.create.mutate({ name: "b rule", match: { tool: "b_lookup" }, outcome: "approve" });
   const channel = await adminB.notification.createChannel.mutate({ name: "b hook", kind: "WEBHOOK", url: "http://127.0.0.1:9/b-hook" });
   const { id: tokenId } = await adminB.auth.createToken.mutate({ name: "b token", password: credentials.password });
+  const { invitationId } = await adminB.operator.create.mutate({ email: `invited-${workspaceId}@example.com`, name: "Invited to B", role: "VIEWER" });
   const { pinId } = await adminB.policy.pinTool.mutate({ agent: "files", definition: { name: "read_file", annotations: { readOnlyHint: true } } });
   return {
-    ids: { sessionId, taskId: begun.taskId, requestId: begun.requestId, approvalId, policyId, channelId: channel.channel.channelId, keyId, tokenId, operatorId, agentKeyB: key, workspaceId, runId: run.runId, pinId },
+    ids: { sessionId, taskId: begun.taskId, requestId: begun.requestId, approvalId, policyId, channelId: channel.channel.channelId, keyId, tokenId, operatorId, agentKeyB: key, workspaceId, runId: run.runId, pinId, invitationId },
     adminB,
   };
 }
@@ -180,7 +185,7 @@ describe("workspaces are isolated", () => {
       } else if (status !== 200 && status !== 404) wrong.push(`${path}: ${status} ${JSON.stringify(body).slice(0, 200)}`);
       if (leaks(body, sent).length) wrong.push(`${path} leaked ${leaks(body, sent).join(", ")}`);
     }
-    for (const [path, input] of Object.entries({ "session.list": {}, "operator.list": {}, "agentKey.list": {}, "policy.list": {}, "notification.channels": {}, "auth.tokens": { everyone: true }, "audit.list": {}, "workspace.list": {} })) {
+    for (const [path, input] of Object.entries({ "session.list": {}, "operator.list": {}, "agentKey.list": {}, "policy.list": {}, "notification.channels": {}, "auth.tokens": { everyone: true }, "audit.list": {}, "workspace.list": {}, "operator.invitations": {} })) {
       const { status, body } = await call(path, "admin", "query", input);
       if (status !== 200) wrong.push(`${path}: ${status}`);
       if (leaks(body).length) wrong.push(`${path} leaked ${leaks(body).join(", ")}`);

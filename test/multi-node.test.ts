@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEnv } from "../server/env.ts";
 import { startServer, type RunningServer } from "../server/http.ts";
 import { setLogLevel } from "../server/log.ts";
-import { agentSdk, operatorClient } from "./clients.ts";
+import { addPerson, agentSdk, operatorClient } from "./clients.ts";
 import { ADMIN, AGENT_KEY, createEmptyPostgresDatabase, TEST_TARGET } from "./harness.ts";
 import { describeWith, firstMissing, needsPostgres, needsRedis } from "./requires.ts";
 
@@ -148,7 +148,7 @@ for (const [transport, redisUrl] of [
       const adminOnA = await operatorClient(a.url);
       const email = `demoted-${Math.random().toString(36).slice(2, 8)}@example.com`;
       const password = "demoted operator password";
-      const { id } = await adminOnA.operator.create.mutate({ email, name: "Demoted", role: "OPERATOR", password });
+      const { id } = await addPerson(a.url, adminOnA, { email, name: "Demoted", role: "OPERATOR", password });
       const onB = await operatorClient(b.url, { email, password });
       expect((await onB.auth.me.query()).operator.role).toBe("OPERATOR");
       const heardOnB = new Promise<void>((resolve) => {

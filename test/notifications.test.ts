@@ -8,8 +8,10 @@ import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhookSignature } from "../server/domain/webhook.ts";
 import { escalateDueApprovals } from "../server/services/notifications/escalate-approvals.ts";
+import { newId } from "../server/domain/ids.ts";
+import { hashPassword } from "../server/services/auth.ts";
 import { agentSdk, operatorClient, type OperatorClient } from "./clients.ts";
-import { startTestServer, type TestServer } from "./server.ts";
+import { callHttp, startTestServer, type TestServer } from "./server.ts";
 
 const PUBLIC_URL = "https://tollgate.example.test";
 
@@ -110,8 +112,63 @@ beforeAll(async () => {
   receiver = await startReceiver();
   test = await startTestServer({ TOLLGATE_SMTP_URL: mailbox.url, TOLLGATE_SMTP_FROM: "Tollgate <tollgate@example.test>", TOLLGATE_PUBLIC_URL: PUBLIC_URL });
   admin = await operatorClient(test.url);
-  await admin.operator.create.mutate({ email: "olive@example.com", name: "Olive", role: "OPERATOR", password: "olive's password" });
-  await admin.operator.create.mutate({ email: "vic@example.com", name: "Vic", role: "VIEWER", password: "vic's password" });
+  await joinByEmail("olive@example.com", "Olive", "OPERATOR", "olive's password");
+  await joinByEmail("vic@example.com", "Vic", "VIEWER", "vic's password");
+});
+
+/** The invitation mailed to `email` last: its link. */
+function invitationLinkMailedTo(email: string): string {
+  const mail = mailbox.mails.filter((candidate) => candidate.subject?.startsWith("Invitation to") && JSON.stringify(candidate.to).includes(email)).at(-1);
+  if (!mail) throw new Error(`no invitation was mailed to ${email}`);
+  return /Accept: (\S+)/.exec(mail.text ?? "")![1]!;
+}
+
+/** A person invited by the admin, who accepts with the link from the email. */
+async function joinByEmail(email: string, name: string, role: "OPERATOR" | "VIEWER" | "ADMIN", password: string) {
+  const sent = await admin.operator.create.mutate({ email, name, role });
+  expect(sent).toMatchObject({ emailed: true, link: null, emailError: null });
+  const link = invitationLinkMailedTo(email);
+  const accepted = await callHttp(test.url, "auth.acceptInvitation", "mutation", { token: link.slice(link.indexOf("#") + 1), password }, {});
+  expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+  return link;
+}
+
+describe("invitations by email", () => {
+  it("invitations: operator.create emails the same invitation to an address with an account and to one without; each joins with the link, once", async () => {
+    // olga has an account, in a workspace of her own; nobody has newcomer's address.
+    const prisma = test.server.database.prisma;
+    const elsewhere = newId("ws");
+    const accountId = newId("acc");
+    await prisma.workspace.create({ data: { id: elsewhere, name: "Elsewhere" } });
+    await prisma.account.create({ data: { id: accountId, email: "olga@example.com", passwordHash: await hashPassword("olga's password") } });
+    await prisma.operator.create({ data: { id: newId("op"), workspaceId: elsewhere, accountId, email: "olga@example.com", name: "Olga", role: "ADMIN" } });
+    {
+      const forOlive = await admin.operator.create.mutate({ email: "olga@example.com", name: "O", role: "VIEWER" });
+      const forNewcomer = await admin.operator.create.mutate({ email: "newcomer@example.com", name: "O", role: "VIEWER" });
+      const answer = ({ invitationId: _i, email: _e, createdAt: _c, expiresAt: _x, ...rest }: typeof forOlive) => rest;
+      expect(answer(forOlive)).toEqual(answer(forNewcomer));
+      const oliveLink = invitationLinkMailedTo("olga@example.com");
+      const newcomerLink = invitationLinkMailedTo("newcomer@example.com");
+      const mailOf = (email: string) => mailbox.mails.filter((mail) => JSON.stringify(mail.to).includes(email)).at(-1)!;
+      expect(mailOf("olga@example.com").text!.replace(oliveLink, "<link>")).toBe(mailOf("newcomer@example.com").text!.replace(newcomerLink, "<link>"));
+      expect(oliveLink.startsWith(`${PUBLIC_URL}/invite#tgi_`)).toBe(true);
+      expect((await admin.operator.invitations.query()).items.map((item) => item.email).sort()).toEqual(["newcomer@example.com", "olga@example.com"]);
+
+      const accept = (link: string, password: string) => callHttp(test.url, "auth.acceptInvitation", "mutation", { token: link.slice(link.indexOf("#") + 1), password }, {});
+      expect((await accept(newcomerLink, "short")).status).toBe(400);
+      expect((await accept(newcomerLink, "newcomer's own password")).status).toBe(200);
+      expect((await accept(oliveLink, "a guess")).status).toBe(401);
+      expect((await accept(oliveLink, "olga's password")).status).toBe(200);
+      expect((await accept(oliveLink, "olga's password")).status).toBe(404);
+      const newcomer = await operatorClient(test.url, { email: "newcomer@example.com", password: "newcomer's own password" });
+      expect((await newcomer.auth.me.query()).operator.role).toBe("VIEWER");
+      expect((await admin.operator.invitations.query()).items).toEqual([]);
+      // Nobody's token is kept in the clear.
+      const tokens = [oliveLink, newcomerLink].map((link) => link.slice(link.indexOf("#") + 1));
+      const stored = JSON.stringify(await test.server.database.prisma.invitation.findMany());
+      for (const token of tokens) expect(stored).not.toContain(token);
+    }
+  });
 });
 afterAll(async () => {
   await test?.close();

@@ -3,7 +3,7 @@
 // the sockets opened with them; the workspace always keeps an enabled admin.
 import { io } from "socket.io-client";
 import { describe, expect, it } from "vitest";
-import { operatorClient, type OperatorClient } from "./clients.ts";
+import { addPerson, operatorClient, type OperatorClient } from "./clients.ts";
 import { callHttp, useTestServer, type TestServer } from "./server.ts";
 
 let test: TestServer;
@@ -16,7 +16,7 @@ useTestServer((server, client) => {
 async function newPerson(role: "ADMIN" | "OPERATOR" | "VIEWER") {
   const email = `${role.toLowerCase()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
   const password = `${role} password long`;
-  const { id } = await admin.operator.create.mutate({ email, name: role, role, password });
+  const { id } = await addPerson(test.url, admin, { email, name: role, role, password });
   const login = await fetch(`${test.url}/api/trpc/auth.login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password }) });
   const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
   return { id, email, password, cookie, client: await operatorClient(test.url, { email, password }) };

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { expireDueApprovals } from "../server/services/approvals/expire-approvals.ts";
 import { createServiceDeps } from "../server/services/deps.ts";
-import { agentCaller, operatorCaller, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
+import { addPersonWith, agentCaller, operatorCaller, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
 
 let db: TestDatabase;
 let app: TestApp;
@@ -19,7 +19,7 @@ async function running(agentName = "mailer") {
 
 async function operatorWithRole(role: "OPERATOR" | "ADMIN" | "VIEWER", email: string) {
   const admin = await operatorCaller(app.deps);
-  await admin.operator.create({ email, name: email, role, password: "long enough password" });
+  await addPersonWith(app.deps, admin, { email, name: email, role, password: "long enough password" });
   return operatorCaller(app.deps, { email, password: "long enough password" });
 }
 

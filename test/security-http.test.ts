@@ -4,7 +4,7 @@
 // text that is not valid Unicode.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { operatorClient, type OperatorClient } from "./clients.ts";
+import { addPerson, operatorClient, type OperatorClient } from "./clients.ts";
 import { ADMIN, AGENT_KEY } from "./harness.ts";
 import { callHttp, startTestServer, type TestServer } from "./server.ts";
 
@@ -50,7 +50,7 @@ function login(url: string, email: string, password: string, headers: Record<str
 async function createOperator(): Promise<{ email: string; password: string }> {
   const email = `op-${randomUUID().slice(0, 8)}@example.com`;
   const password = `pw-${randomUUID()}`;
-  await admin.operator.create.mutate({ email, name: "Throttled operator", role: "OPERATOR", password });
+  await addPerson(test.url, admin, { email, name: "Throttled operator", role: "OPERATOR", password });
   return { email, password };
 }
 

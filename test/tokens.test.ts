@@ -2,7 +2,7 @@
 // named, capped by the workspace, listed, revocable by their owner and by
 // admins (NOT_FOUND for anyone else), and dead with their operator's access.
 import { describe, expect, it } from "vitest";
-import { operatorClient, type OperatorClient } from "./clients.ts";
+import { addPerson, operatorClient, type OperatorClient } from "./clients.ts";
 import { ADMIN } from "./harness.ts";
 import { callHttp, useTestServer, type TestServer } from "./server.ts";
 
@@ -18,7 +18,7 @@ const asBearer = (token: string) => callHttp(test.url, "auth.me", "query", {}, {
 async function newOperator(role: "OPERATOR" | "VIEWER") {
   const email = `${role.toLowerCase()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
   const password = `${role} password long`;
-  const created = await admin.operator.create.mutate({ email, name: role, role, password });
+  const created = await addPerson(test.url, admin, { email, name: role, role, password });
   return { id: created.id, email, password, client: await operatorClient(test.url, { email, password }) };
 }
 

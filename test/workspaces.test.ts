@@ -5,7 +5,7 @@
 import { createTRPCClient, httpLink } from "@trpc/client";
 import { describe, expect, it } from "vitest";
 import type { AppRouter } from "../server/api/router.ts";
-import { agentSdk, operatorClient, type OperatorClient } from "./clients.ts";
+import { addPerson, agentSdk, invitationToken, operatorClient, type OperatorClient } from "./clients.ts";
 import { ADMIN } from "./harness.ts";
 import { callHttp, useTestServer, type TestServer } from "./server.ts";
 
@@ -77,24 +77,29 @@ describe("workspaces", () => {
     expect((await client.session.list.query({})).items.map((session) => session.id)).toContain(sessionId);
   });
 
-  it("one account, two memberships: added without a password, a role of its own in each, login lands where they last worked", async () => {
+  it("one account, two memberships: invited to the second, they accept with their own password; a role of its own in each, login lands where they last worked", async () => {
     const email = uniqueEmail("both");
     const password = "one password for both";
     const { client: founder } = await browser(ADMIN);
     const second = await founder.workspace.create.mutate({ name: "Second" });
-    await admin.operator.create.mutate({ email, name: "Both", role: "VIEWER", password });
+    await addPerson(test.url, admin, { email, name: "Both", role: "VIEWER", password });
     await founder.auth.switchWorkspace.mutate({ workspaceId: second.id });
 
-    // An email that already has an account keeps its own password.
-    await expect(founder.operator.create.mutate({ email, name: "Both", role: "OPERATOR", password: "an admin's guess" })).rejects.toMatchObject({
-      data: { code: "CONFLICT" },
-      message: expect.stringMatching(/already has a Tollgate account/),
-    });
-    await expect(founder.operator.create.mutate({ email: uniqueEmail("new"), name: "New", role: "VIEWER" })).rejects.toMatchObject({
-      data: { code: "BAD_REQUEST" },
-      message: expect.stringMatching(/needs a first password/),
-    });
-    const membership = await founder.operator.create.mutate({ email, name: "Both", role: "OPERATOR" });
+    // The invitation reads the same for an address with an account and one without.
+    const invited = await founder.operator.create.mutate({ email, name: "Both", role: "OPERATOR" });
+    const stranger = await founder.operator.create.mutate({ email: uniqueEmail("new"), name: "Both", role: "OPERATOR" });
+    const shape = ({ invitationId: _id, email: _email, link, createdAt: _c, expiresAt: _e, ...rest }: typeof invited) => ({ ...rest, link: link?.replace(/#.*/, "#") });
+    expect(shape(invited)).toEqual(shape(stranger));
+    // Only their own password accepts it for an existing account; a wrong one adds nothing.
+    const accept = (token: string, withPassword: string) => callHttp(test.url, "auth.acceptInvitation", "mutation", { token, password: withPassword }, {});
+    const refused = await accept(invitationToken(invited.link), "an admin's guess");
+    expect(refused.status).toBe(401);
+    expect((await founder.operator.list.query()).items.map((operator) => operator.email)).not.toContain(email);
+    const accepted = await accept(invitationToken(invited.link), password);
+    expect(accepted.status).toBe(200);
+    const membership = accepted.body.result.data.operator as { id: string };
+    // Used once.
+    expect((await accept(invitationToken(invited.link), password)).status).toBe(404);
     await expect(founder.operator.create.mutate({ email, name: "Both", role: "OPERATOR" })).rejects.toMatchObject({ data: { code: "CONFLICT" } });
 
     const { client: person } = await browser({ email, password });
@@ -131,7 +136,7 @@ describe("workspaces", () => {
     const { client: founder } = await browser(ADMIN);
     const theirs = await founder.workspace.create.mutate({ name: "Not yours" });
     const email = uniqueEmail("viewer");
-    await admin.operator.create.mutate({ email, name: "Viewer", role: "VIEWER", password: "viewer password 1" });
+    await addPerson(test.url, admin, { email, name: "Viewer", role: "VIEWER", password: "viewer password 1" });
     const { client: viewer } = await browser({ email, password: "viewer password 1" });
     await expect(viewer.auth.switchWorkspace.mutate({ workspaceId: theirs.id })).rejects.toMatchObject({ data: { code: "NOT_FOUND" } });
     await expect(viewer.auth.switchWorkspace.mutate({ workspaceId: "ws_0000000000000000000000" })).rejects.toMatchObject({ data: { code: "NOT_FOUND" } });

@@ -1,62 +1,105 @@
 "use client";
-// The workspace's people, for admins: add one, change a role, disable or
+// The workspace's people, for admins: invite one (emailed, or a link to hand
+// on), see and withdraw pending invitations, change a role, disable or
 // enable (a confirm first: every session and token of theirs ends at once),
 // and set a new password.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
+import { formatTime } from "@/lib/format";
 import { ErrorNote, Loading } from "../ui";
+import { ShownOnce } from "./shown-once";
 
 type Role = "ADMIN" | "OPERATOR" | "VIEWER";
 const ROLE_LABEL: Record<Role, string> = { ADMIN: "Admin", OPERATOR: "Approver", VIEWER: "Viewer" };
 
-function AddPerson() {
+function InvitePerson() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const create = useMutation(trpc.operator.create.mutationOptions({ onSettled: () => queryClient.invalidateQueries({ queryKey: trpc.operator.list.queryKey() }) }));
-  const [form, setForm] = useState({ email: "", name: "", role: "OPERATOR" as Role, password: "" });
+  const create = useMutation(trpc.operator.create.mutationOptions({ onSettled: () => queryClient.invalidateQueries({ queryKey: trpc.operator.invitations.queryKey() }) }));
+  const [form, setForm] = useState({ email: "", name: "", role: "OPERATOR" as Role });
+  const sent = create.data;
   return (
-    <form
-      aria-label="Add a person"
-      className="grid grid-cols-2 gap-2 sm:grid-cols-[minmax(0,1.4fr)_minmax(0,1fr)_7rem_minmax(0,1fr)_auto] sm:items-end"
-      onSubmit={(event) => {
-        event.preventDefault();
-        // An empty password adds someone who already uses Tollgate in another workspace, with their own password.
-        create.mutate({ ...form, password: form.password || undefined }, { onSuccess: () => setForm({ email: "", name: "", role: "OPERATOR", password: "" }) });
-      }}
-    >
-      <label className="col-span-2 flex min-w-0 flex-col text-xs text-slate-600 sm:col-span-1">
-        Email
-        <input type="email" required value={form.email} onChange={(event) => setForm({ ...form, email: event.target.value })} className="rounded border border-slate-300 px-2 py-1 text-sm text-slate-900" />
-      </label>
-      <label className="flex min-w-0 flex-col text-xs text-slate-600">
-        Name
-        <input required value={form.name} onChange={(event) => setForm({ ...form, name: event.target.value })} className="rounded border border-slate-300 px-2 py-1 text-sm text-slate-900" />
-      </label>
-      <label className="flex min-w-0 flex-col text-xs text-slate-600">
-        Role
-        <select value={form.role} onChange={(event) => setForm({ ...form, role: event.target.value as Role })} className="rounded border border-slate-300 px-1 py-1 text-sm text-slate-900">
-          {(Object.keys(ROLE_LABEL) as Role[]).map((role) => (
-            <option key={role} value={role}>
-              {ROLE_LABEL[role]}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label className="flex min-w-0 flex-col text-xs text-slate-600">
-        First password
-        <input type="password" autoComplete="new-password" minLength={8} placeholder="only if new to Tollgate" title="Leave empty for someone who already signs in to another workspace: they keep their own password" value={form.password} onChange={(event) => setForm({ ...form, password: event.target.value })} className="rounded border border-slate-300 px-2 py-1 text-sm text-slate-900" />
-      </label>
-      <button type="submit" disabled={create.isPending} className="rounded bg-slate-900 px-3 py-1.5 text-sm font-medium text-white disabled:opacity-50">
-        Add
-      </button>
-      {create.error ? (
-        <p role="alert" className="col-span-full text-sm text-red-700">
-          {errorMessage(create.error)}
+    <div className="space-y-2">
+      <form
+        aria-label="Invite a person"
+        className="grid grid-cols-2 gap-2 sm:grid-cols-[minmax(0,1.4fr)_minmax(0,1fr)_7rem_auto] sm:items-end"
+        onSubmit={(event) => {
+          event.preventDefault();
+          create.mutate(form, { onSuccess: () => setForm({ email: "", name: "", role: "OPERATOR" }) });
+        }}
+      >
+        <label className="col-span-2 flex min-w-0 flex-col text-xs text-slate-600 sm:col-span-1">
+          Email
+          <input type="email" required value={form.email} onChange={(event) => setForm({ ...form, email: event.target.value })} className="rounded border border-slate-300 px-2 py-1 text-sm text-slate-900" />
+        </label>
+        <label className="flex min-w-0 flex-col text-xs text-slate-600">
+          Name
+          <input required value={form.name} onChange={(event) => setForm({ ...form, name: event.target.value })} className="rounded border border-slate-300 px-2 py-1 text-sm text-slate-900" />
+        </label>
+        <label className="flex min-w-0 flex-col text-xs text-slate-600">
+          Role
+          <select value={form.role} onChange={(event) => setForm({ ...form, role: event.target.value as Role })} className="rounded border border-slate-300 px-1 py-1 text-sm text-slate-900">
+            {(Object.keys(ROLE_LABEL) as Role[]).map((role) => (
+              <option key={role} value={role}>
+                {ROLE_LABEL[role]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit" disabled={create.isPending} className="rounded bg-slate-900 px-3 py-1.5 text-sm font-medium text-white disabled:opacity-50">
+          Invite
+        </button>
+        {create.error ? (
+          <p role="alert" className="col-span-full text-sm text-red-700">
+            {errorMessage(create.error)}
+          </p>
+        ) : null}
+      </form>
+      <p className="text-xs text-slate-600">They join by accepting: with their Tollgate password if they have an account, or one they choose. The link works once, for 7 days.</p>
+      {sent?.emailed ? <p className="text-sm text-emerald-800">Invitation emailed to {sent.email}.</p> : null}
+      {sent?.link ? (
+        <ShownOnce
+          label={`Invitation link for ${sent.email}${sent.emailError ? ` (the email failed: ${sent.emailError})` : ""}; send it to them yourself`}
+          secret={sent.link}
+          onDone={() => create.reset()}
+        />
+      ) : null}
+    </div>
+  );
+}
+
+function PendingInvitations() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const invitations = useQuery(trpc.operator.invitations.queryOptions());
+  const withdraw = useMutation(trpc.operator.revokeInvitation.mutationOptions({ onSettled: () => queryClient.invalidateQueries({ queryKey: trpc.operator.invitations.queryKey() }) }));
+  if (!invitations.data || invitations.data.items.length === 0) return null;
+  return (
+    <div className="space-y-1">
+      <h3 className="text-xs font-semibold text-slate-600">Invited, not yet joined</h3>
+      <ul aria-label="Pending invitations" className="divide-y divide-slate-200 rounded border border-slate-200 bg-white">
+        {invitations.data.items.map((invitation) => {
+          const expired = Date.parse(invitation.expiresAt) <= Date.now();
+          return (
+            <li key={invitation.invitationId} data-testid="invitation" className="flex flex-wrap items-center gap-2 p-2 text-sm">
+              <span className="min-w-0 flex-1 truncate">
+                {invitation.email} <span className="text-xs text-slate-500">· {ROLE_LABEL[invitation.role]} · {expired ? "expired" : `until ${formatTime(invitation.expiresAt)}`}</span>
+              </span>
+              <button type="button" onClick={() => withdraw.mutate({ invitationId: invitation.invitationId })} aria-label={`Withdraw the invitation of ${invitation.email}`} className="rounded border border-slate-300 px-2 py-0.5 text-xs">
+                Withdraw
+              </button>
+            </li>
+          );
+        })}
+      </ul>
+      {withdraw.error ? (
+        <p role="alert" className="text-sm text-red-700">
+          {errorMessage(withdraw.error)}
         </p>
       ) : null}
-    </form>
+    </div>
   );
 }
 
@@ -77,7 +120,8 @@ export function People({ selfId }: { selfId: string }) {
       <h2 id="people-title" className="text-sm font-semibold">
         People
       </h2>
-      <AddPerson />
+      <InvitePerson />
+      <PendingInvitations />
       {failure ? (
         <p role="alert" className="text-sm text-red-700">
           {errorMessage(failure)}

@@ -2,7 +2,7 @@
 // and logs, sortable by creation.
 import { randomBytes } from "node:crypto";
 
-export type IdPrefix = "run" | "ws" | "acc" | "op" | "ops" | "key" | "ses" | "tsk" | "req" | "apr" | "dlv" | "stv" | "cnv" | "pol" | "ntf" | "chn" | "msg" | "pin";
+export type IdPrefix = "run" | "ws" | "acc" | "op" | "inv" | "ops" | "key" | "ses" | "tsk" | "req" | "apr" | "dlv" | "stv" | "cnv" | "pol" | "ntf" | "chn" | "msg" | "pin";
 
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
 const RANDOM_CHARACTERS = 12;

@@ -6,10 +6,15 @@ import { createAgentKey } from "../../services/agent-keys/create-agent-key.ts";
 import { listAgentKeys } from "../../services/agent-keys/list-agent-keys.ts";
 import { revokeAgentKey } from "../../services/agent-keys/revoke-agent-key.ts";
 import { setAgentKeyTrust } from "../../services/agent-keys/set-agent-key-trust.ts";
-import { createOperator, listOperators, setOperatorGroups } from "../../services/operators.ts";
+import { listOperators, setOperatorGroups } from "../../services/operators.ts";
+import { invitePerson, listInvitations, revokeInvitation } from "../../services/people/invite-person.ts";
 import { resetOperatorPassword, setOperatorDisabled, setOperatorRole } from "../../services/people/change-operator.ts";
 import { zId, zName } from "../schemas.ts";
 import { adminProcedure, operatorProcedure, router } from "../trpc.ts";
+
+const zRole = z.enum(["ADMIN", "OPERATOR", "VIEWER"]);
+const zInvitation = z.object({ invitationId: z.string(), email: z.string(), name: z.string(), role: zRole, createdAt: z.string(), expiresAt: z.string() });
+const zSentInvitation = zInvitation.extend({ emailed: z.boolean(), link: z.string().nullable(), emailError: z.string().nullable() });
 
 /** Admins and operators; viewers do not see the workspace's keys. */
 const adminOrOperatorProcedure = operatorProcedure.use(({ ctx, next }) => {
@@ -28,17 +33,27 @@ const zTrustGlob = z
 export const operatorRouter = router({
   list: operatorProcedure.query(async ({ ctx }) => ({ items: await listOperators(ctx.deps, ctx.operator.workspaceId) })),
 
+  /**
+   * Invites a person: emailed when the server has SMTP, else the link comes
+   * back (once) for the admin to hand on. The answer is the same whether or
+   * not the address has an account; they join by accepting
+   * (auth.acceptInvitation).
+   */
   create: adminProcedure
-    .input(
-      z.object({
-        email: z.email().max(320),
-        name: zName,
-        role: z.enum(["ADMIN", "OPERATOR", "VIEWER"]),
-        /** A first password for someone new to Tollgate; omitted for a person who already has an account. */
-        password: z.string().min(8, "must be at least 8 characters").max(1024).optional(),
-      }),
-    )
-    .mutation(({ ctx, input }) => createOperator(ctx.deps, ctx.operator, input)),
+    .input(z.strictObject({ email: z.email().max(320), name: zName, role: zRole }))
+    .output(zSentInvitation)
+    .mutation(({ ctx, input }) => invitePerson(ctx.deps, ctx.operator, input)),
+
+  /** Invitations not yet accepted or withdrawn (expired ones too, by their date). */
+  invitations: adminProcedure
+    .output(z.object({ items: z.array(zInvitation) }))
+    .query(async ({ ctx }) => ({ items: await listInvitations(ctx.deps, ctx.operator.workspaceId) })),
+
+  /** Withdraws an invitation: its link stops working. */
+  revokeInvitation: adminProcedure
+    .input(z.object({ invitationId: zId("inv") }))
+    .output(z.object({ invitationId: z.string() }))
+    .mutation(({ ctx, input }) => revokeInvitation(ctx.deps, ctx.operator, input.invitationId)),
 
   /** Changes an operator's role at once (their next call runs with it); the workspace keeps an enabled admin. */
   setRole: adminProcedure

@@ -1,6 +1,7 @@
 // Operator login, logout, the current operator, and script tokens.
 import { z } from "zod";
 import { login, logout } from "../../services/auth.ts";
+import { acceptInvitation, readInvitation } from "../../services/people/accept-invitation.ts";
 import { createToken } from "../../services/tokens/create-token.ts";
 import { listTokens } from "../../services/tokens/list-tokens.ts";
 import { revokeToken } from "../../services/tokens/revoke-token.ts";
@@ -9,6 +10,8 @@ import { setTokenLimit, tokenLimit } from "../../services/tokens/token-limit.ts"
 import { switchWorkspace } from "../../services/workspaces/switch-workspace.ts";
 import { zId } from "../schemas.ts";
 import { adminProcedure, operatorProcedure, publicProcedure, router } from "../trpc.ts";
+
+const zInvitationToken = z.string().regex(/^tgi_[A-Za-z0-9_-]{32}$/, "must be the token of an invitation link (after #)");
 
 const zOperator = z.object({
   id: z.string(),
@@ -26,6 +29,27 @@ export const authRouter = router({
       ctx.setSessionCookie?.(result.token, result.expiresAt);
       ctx.setDeviceCookie?.(result.device);
       return { operator: result.operator, expiresAt: result.expiresAt.toISOString() };
+    }),
+
+  /** What an invitation's link is for (the accept page); NOT_FOUND once used, withdrawn or expired. */
+  invitation: publicProcedure
+    .input(z.object({ token: zInvitationToken }))
+    .output(z.object({ workspaceName: z.string(), email: z.string(), name: z.string(), role: z.enum(["ADMIN", "OPERATOR", "VIEWER"]), expiresAt: z.string() }))
+    .query(({ ctx, input }) => readInvitation(ctx.deps, input.token)),
+
+  /**
+   * Accepts an invitation: with the password of the email's Tollgate account
+   * if it has one, else with the password the person chooses for a new one;
+   * signs them in to the workspace.
+   */
+  acceptInvitation: publicProcedure
+    .input(z.object({ token: zInvitationToken, password: z.string().min(1).max(1024) }))
+    .output(z.object({ operator: zOperator, workspace: z.object({ id: z.string(), name: z.string() }), expiresAt: z.string() }))
+    .mutation(async ({ ctx, input }) => {
+      const result = await acceptInvitation(ctx.deps, input, { address: ctx.clientAddress, device: ctx.deviceCookie });
+      ctx.setSessionCookie?.(result.token, result.expiresAt);
+      ctx.setDeviceCookie?.(result.device);
+      return { operator: result.operator, workspace: result.workspace, expiresAt: result.expiresAt.toISOString() };
     }),
 
   logout: operatorProcedure.output(z.object({ ok: z.literal(true) })).mutation(async ({ ctx }) => {
