@@ -105,6 +105,10 @@ describe("workspaces", () => {
     const { client: person } = await browser({ email, password });
     const workspaces = (await person.workspace.list.query()).items;
     expect(workspaces.map((workspace) => [workspace.name, workspace.role]).sort()).toEqual([["Second", "OPERATOR"], [expect.any(String), "VIEWER"]].sort());
+    // Accepting signed them in to Second: login lands there, the workspace used last.
+    expect((await person.auth.me.query()).operator).toMatchObject({ id: membership.id, role: "OPERATOR" });
+    const first = workspaces.find((workspace) => workspace.id !== second.id)!;
+    await person.auth.switchWorkspace.mutate({ workspaceId: first.id });
     expect((await person.auth.me.query()).operator.role).toBe("VIEWER");
     await person.auth.switchWorkspace.mutate({ workspaceId: second.id });
     expect((await person.auth.me.query()).operator).toMatchObject({ id: membership.id, role: "OPERATOR" });
