@@ -123,7 +123,8 @@ describe("workspaces", () => {
       message: expect.stringMatching(/also works in another workspace/),
     });
     const { sessionsEnded } = await again.auth.changePassword.mutate({ currentPassword: password, newPassword: "a new password of mine" });
-    expect(sessionsEnded).toBe(1);
+    // person's session, and the one each acceptance of an invitation signed in.
+    expect(sessionsEnded).toBe(3);
     await expect(person.auth.me.query()).rejects.toMatchObject({ data: { code: "UNAUTHORIZED" } });
     await expect(browser({ email, password })).rejects.toMatchObject({ data: { code: "UNAUTHORIZED" } });
     expect((await again.auth.me.query()).operator.id).toBe(membership.id);
