@@ -162,7 +162,7 @@ const text = [
   "",
   `${new Date().toISOString()}, \`npm run bench:caches${QUICK ? " -- --quick" : ""}\`, ${((now() - runStarted) / 60_000).toFixed(1)} minutes. Machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? "unknown CPU"}), ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${process.version}. Load average (1 minute) during the run: ${sortedLoads[0]!.toFixed(1)} at least, ${median(sortedLoads).toFixed(1)} median, ${sortedLoads.at(-1)!.toFixed(1)} at most (this run alone keeps about 2 busy).`,
   "",
-  `Embedded database, console off, a server with every cache on (A) beside one with the named cache off (B). Round trip: one SDK ask at a time on one request, decided by the operator over HTTP on hearing it on the console's socket; medians of ${BLOCKS} interleaved blocks of ${BLOCK}, the change the median of the blocks' ratios. Loads: ${AGENTS} SDK agents looping begin, ask, wait, complete, ${LOOP_SECONDS} s after 1.5 s of the same, ${LOOP_ROUNDS} rounds alternating A and B. A positive change is what turning the cache off costs.`,
+  `Embedded database, console off, a server with every cache on (A) beside one with the named cache off (B). Round trip: one SDK ask at a time on one request, decided by the operator over HTTP on hearing it on the console's socket; medians of ${BLOCKS} interleaved blocks of ${BLOCK}, the change the median of the blocks' ratios. Loads: ${AGENTS} SDK agents looping begin, ask, wait, complete, ${LOOP_SECONDS} s after 1.5 s of the same, ${LOOP_ROUNDS} rounds alternating A and B. Turning a cache off costs a longer round trip (a rise) and fewer loops a second (a fall).`,
   "",
   "| cache off | round trip p50 ms, A → B (change) | 100 agents, loops a second, A → B (change) |",
   "|---|---|---|",
