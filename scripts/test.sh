@@ -51,7 +51,10 @@ stage() {
   (
     status=0
     "$@" || status=$?
-    times | tail -n 1 | awk '{ split($1, u, "m"); split($2, s, "m"); printf "%.0f s user, %.0f s system\n", u[1] * 60 + u[2], s[1] * 60 + s[2] }' >"$LOGS/$name.cpu"
+    # Not `times | ...`: the pipeline's own subshell has no children to count.
+    times >"$LOGS/$name.cpu"
+    awk 'END { split($1, u, "m"); split($2, s, "m"); printf "%.0f s user, %.0f s system\n", u[1] * 60 + u[2], s[1] * 60 + s[2] }' "$LOGS/$name.cpu" >"$LOGS/$name.cpu.tmp"
+    mv "$LOGS/$name.cpu.tmp" "$LOGS/$name.cpu"
     exit $status
   ) >"$LOGS/$name.log" 2>&1 &
   pid[$name]=$!
