@@ -100,11 +100,53 @@ export async function readMigrations(baseDir = MIGRATIONS_DIR): Promise<Migratio
   };
 }
 
-/** Applies every checked-in migration not yet recorded in _prisma_migrations. */
+/** Prisma Migrate's advisory lock on PostgreSQL: held by whoever applies migrations. */
+const MIGRATION_LOCK_KEY = 72707369;
+
+/**
+ * Clears what a migrating process killed mid-way left behind, so the next start
+ * migrates instead of refusing with P3009 ("failed migrations"). Each migration
+ * file is one script, which PostgreSQL runs as one transaction: a row started and
+ * neither finished nor failed (no logs) belongs to a process that died. With no
+ * step recorded its script was rolled back with it, so it is marked rolled back
+ * and applied again; with its step recorded the script had committed, so it is
+ * marked finished. This runs under the migration lock, so a migration another
+ * node is applying right now is never touched. A migration that failed on its own
+ * SQL keeps its logs and still stops the start, for a person to look at.
+ */
+export async function releaseInterruptedMigrations(adapterFactory: SqlMigrationAwareDriverAdapterFactory): Promise<string[]> {
+  const connection = await adapterFactory.connect();
+  const query = (sql: string) => connection.queryRaw({ sql, args: [], argTypes: [] });
+  try {
+    const table = await query(`SELECT to_regclass('_prisma_migrations') IS NOT NULL AS present`);
+    if (table.rows[0]?.[0] !== true) return [];
+    await query(`SELECT true AS locked FROM pg_advisory_lock(${MIGRATION_LOCK_KEY})`);
+    try {
+      const released = await query(
+        `UPDATE "_prisma_migrations"
+            SET rolled_back_at = CASE WHEN applied_steps_count = 0 THEN now() END,
+                finished_at = CASE WHEN applied_steps_count > 0 THEN now() END
+          WHERE finished_at IS NULL AND rolled_back_at IS NULL AND logs IS NULL
+          RETURNING migration_name`,
+      );
+      return released.rows.map((row) => String(row[0]));
+    } finally {
+      await query(`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY})`);
+    }
+  } finally {
+    await connection.dispose();
+  }
+}
+
+/**
+ * Applies every checked-in migration not yet recorded in _prisma_migrations,
+ * after clearing what a process killed while migrating left (see above).
+ */
 export async function applyMigrations(
   adapterFactory: SqlMigrationAwareDriverAdapterFactory,
   baseDir = MIGRATIONS_DIR,
 ): Promise<string[]> {
+  await releaseInterruptedMigrations(adapterFactory);
   return withEngine(adapterFactory, undefined, async (engine) => {
     const result = await engine.applyMigrations({
       migrationsList: await readMigrations(baseDir),
