@@ -168,18 +168,6 @@ describe("policy: matching and order", () => {
     ]);
   });
 
-  it("speed: 100 rules are evaluated well within a millisecond", () => {
-    const rules = Array.from({ length: 100 }, (_, index) =>
-      rule({ id: `pol_${index}`, priority: index, match: { tool: `tool_${index}_*`, args: [{ path: "$.amount", op: "gt", value: index }] } }),
-    );
-    const set = compilePolicySet(rules);
-    const runs = 2_000;
-    const started = performance.now();
-    for (let i = 0; i < runs; i++) evaluatePolicies(set, call({ tool: "tool_99_x" }), NOW);
-    // Reported, not asserted tightly: the benchmark measures it; this guards against a pathological regression.
-    expect((performance.now() - started) / runs).toBeLessThan(1);
-  });
-
   it("exact globs: a remembered rule for a name with glob characters matches only that name", () => {
     const set = compilePolicySet([rule({ id: "pol_1", match: { tool: exactGlob("db.*[prod]"), agent: exactGlob("a(1)") } })]);
     expect(evaluatePolicies(set, call({ tool: "db.*[prod]", agent: "a(1)" }), NOW).rule?.id).toBe("pol_1");

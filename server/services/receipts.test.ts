@@ -77,7 +77,7 @@ describe("decision receipts: signing and verifying", () => {
       iat,
       exp: iat + 3600,
     });
-  });
+  }, 30_000); // the first test starts the signing thread pool and the keys: slow on a busy machine
 
   it("receipt: signed in the thread pool (a server on the embedded database), it is the same receipt, byte for byte (Ed25519 is deterministic)", async () => {
     const onTheLoop = signer();
