@@ -215,8 +215,8 @@ describe("engine over HTTP", () => {
     await operator.approval.decide.mutate({ approvalId: asked.approvalId, action: "approve" });
     const result = await waiting;
     expect(result.status).toBe("APPROVED");
-    // Woken by the decision, well before its 30 s timeout.
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // Woken by the decision, well before its 30 s timeout (the bound leaves room for a busy machine).
+    expect(Date.now() - started).toBeLessThan(20_000);
   });
 
   it("long-poll: without a decision it answers PENDING after its timeout", async () => {

@@ -103,8 +103,8 @@ for (const [transport, redisUrl] of [
         const operatorOnB = await operatorClient(b.url);
         await operatorOnB.approval.decide.mutate({ approvalId: asked.approvalId, action: "approve" });
         expect(await waiting).toMatchObject({ status: "APPROVED" });
-        // Woken by the decision, well before its 30 s timeout.
-        expect(Date.now() - started).toBeLessThan(5_000);
+        // Woken by the decision, well before its 30 s timeout (the bound leaves room for a busy machine).(the bound leaves room for a busy machine).
+        expect(Date.now() - started).toBeLessThan(20_000);
       } finally {
         socket.close();
       }
