@@ -28,7 +28,9 @@ export default defineConfig({
   workers: 1,
   forbidOnly: !!process.env.CI,
   retries: process.env.CI ? 1 : 0,
-  timeout: 30_000,
+  // npm test runs these beside the integration passes on two cores: a test of two
+  // operators' sessions takes over 30 s there, though each step waits far less.
+  timeout: 90_000,
   expect: { timeout: 10_000 },
   reporter: [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
   use: {
