@@ -6,7 +6,7 @@
 // risk flags point at marked where they are, the flagged words within them.
 import { useState, type ReactNode } from "react";
 import { pathOf } from "@/server/domain/risk";
-import type { PathSegment } from "@/server/domain/policy";
+import type { PathSegment } from "@/server/domain/json-path";
 
 /** Text longer than this is folded to its first lines. */
 const FOLD_LINES = 12;

@@ -6,7 +6,7 @@
 // the tool. Pure; no code generation, so it runs under the console's CSP.
 import { dequal } from "dequal";
 import { pathOf } from "./risk.ts";
-import type { PathSegment } from "./policy.ts";
+import type { PathSegment } from "./json-path.ts";
 
 export interface SchemaProblem {
   /** The argument, as rules name it: $.amount, $.rows[0].id. */

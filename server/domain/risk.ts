@@ -3,7 +3,7 @@
 // the arguments (dryRun: false, a SQL DELETE, DROP or TRUNCATE, an UPDATE or
 // DELETE without WHERE). Pure. A flag says "look here"; no flag says nothing
 // about safety, and the screen says so.
-import { parseJsonPath, type PathSegment } from "./policy.ts";
+import { parseJsonPath, type PathSegment } from "./json-path.ts";
 
 /**
  * The MCP tool annotations (the spec's ToolAnnotations). They are hints from
