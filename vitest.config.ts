@@ -8,7 +8,9 @@ const LONG = ["test/long/*.test.ts"];
 /** What the integration files share, in `npm test` and in `npm run test:long`. */
 const integration: NonNullable<TestProjectInlineConfiguration["test"]> = {
   environment: "node",
-  testTimeout: 60_000,
+  // A guard against a hang, not a measure: files run side by side with the
+  // browser tests on two cores, where a slow step is not a failure.
+  testTimeout: 180_000,
   hookTimeout: 120_000,
   // Migrated template databases, made once, copied for each file (test/templates.ts).
   globalSetup: ["test/global-setup.ts"],

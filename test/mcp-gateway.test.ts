@@ -102,7 +102,7 @@ describe("tollgate-mcp over stdio", () => {
   let shared: Awaited<ReturnType<typeof connect>>;
   beforeAll(async () => {
     shared = await connect();
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await shared?.client.close();
   });
@@ -388,7 +388,7 @@ describe("tollgate-mcp over Streamable HTTP", () => {
       { TOLLGATE_AGENT_KEY: AGENT_KEY, TOLLGATE_MCP_LISTEN_TOKEN: TOKEN, TOLLGATE_MCP_UPSTREAM_HEADER_AUTHORIZATION: "Bearer upstream-secret" },
       /serving MCP at (http:\S+)\n/,
     );
-  }, 60_000);
+  }, 180_000);
   afterAll(() => {
     for (const child of children) child.kill();
   });
