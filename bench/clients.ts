@@ -28,10 +28,12 @@ import { createInterface } from "node:readline";
 import { createTollgate } from "../sdk/src/index.ts";
 import { createEmptyPostgresDatabase, type ThrowawayDatabase } from "../test/databases.ts";
 import { postgresTemplate } from "../test/templates.ts";
+import { approveEveryAsk, askOverHttp, loopingAgents, plainCall, type LoopKind } from "./agent-loops.ts";
 import { connectOperator, type BenchOperator } from "./approver.ts";
 import { BLOCK } from "./interleave.ts";
 import { langGraphSampler } from "./langgraph.ts";
 import { startBenchServer, type BenchServer } from "./server.ts";
+import { processCpuMs } from "./process-cpu.ts";
 import { percentile } from "./stats.ts";
 import { warmUp } from "./warm-up.ts";
 
@@ -105,35 +107,6 @@ async function sdkSampler(name: string, server: BenchServer, console: Awaited<Re
   };
 }
 
-/** A plain JSON call over HTTP, as any language makes it (Node's fetch keeps the connection alive). */
-function plainCall(server: BenchServer) {
-  const headers = { authorization: `Bearer ${server.agentKey}`, "content-type": "application/json" };
-  const base = `${server.url}/api/trpc/`;
-  return {
-    async mutate<T>(path: string, input: unknown): Promise<T> {
-      const answer = await fetch(base + path, { method: "POST", headers, body: JSON.stringify(input) });
-      const body = (await answer.json()) as { result?: { data: T }; error?: unknown };
-      if (!body.result) throw new Error(`${path}: ${JSON.stringify(body.error)}`);
-      return body.result.data;
-    },
-    async query<T>(path: string, input: unknown): Promise<T> {
-      const answer = await fetch(`${base}${path}?input=${encodeURIComponent(JSON.stringify(input))}`, { headers });
-      const body = (await answer.json()) as { result?: { data: T }; error?: unknown };
-      if (!body.result) throw new Error(`${path}: ${JSON.stringify(body.error)}`);
-      return body.result.data;
-    },
-  };
-}
-
-type Asked = { approvalId: string; status: string };
-
-/** Asks over plain HTTP and long-polls approval.await until decided. */
-async function askOverHttp(http: ReturnType<typeof plainCall>, requestId: string, args: unknown): Promise<Asked> {
-  let answer = await http.mutate<Asked>("approval.request", { requestId, tool: "send_email", args });
-  while (answer.status === "PENDING") answer = await http.query<Asked>("approval.await", { approvalId: answer.approvalId, timeoutMs: 55_000 });
-  return answer;
-}
-
 async function plainHttpSampler(name: string, server: BenchServer, console: Awaited<ReturnType<typeof operatorOf>>): Promise<Sampler> {
   const http = plainCall(server);
   const { sessionId } = await http.mutate<{ sessionId: string }>("session.open", { title: `bench: ${name}` });
@@ -203,8 +176,18 @@ async function langGraphFlat(): Promise<Sampler> {
 const STRAGGLER_SECONDS = 30;
 let stragglers = 0;
 
-/** `AGENTS` loops at once of `loop`, for a warm-up and then LOOP_SECONDS: loops a second. */
-async function loopsPerSecond(loop: (agent: number) => Promise<void>): Promise<number> {
+/** A load's rate, and what the server's process spent on it (none for LangGraph, which has no server). */
+interface LoadFigures {
+  loopsPerSecond: number;
+  serverCpuMsPerLoop?: number;
+}
+
+/**
+ * `AGENTS` loops at once of `loop`, for a warm-up and then LOOP_SECONDS: loops
+ * a second and, given the server's process, its CPU time (from /proc) per loop
+ * over the timed window, the operator's decisions included.
+ */
+async function loadFigures(loop: (agent: number) => Promise<void>, serverPid?: number): Promise<LoadFigures> {
   const runUntil = async (deadline: number) => {
     let loops = 0;
     let running = AGENTS;
@@ -228,58 +211,31 @@ async function loopsPerSecond(loop: (agent: number) => Promise<void>): Promise<n
     return loops;
   };
   await runUntil(now() + Math.min(2, LOOP_SECONDS) * 1000);
+  const cpuBefore = serverPid === undefined ? 0 : processCpuMs(serverPid);
   const started = now();
   const loops = await runUntil(started + LOOP_SECONDS * 1000);
-  return loops / ((now() - started) / 1000);
-}
-
-/**
- * The operator's decision, sent again when it fails (the same decision again
- * is answered with the stored one), up to three times; a failure is said, not
- * hidden: its agent would wait for ever.
- */
-function decideNow(operator: BenchOperator, approvalId: string, attempt = 1): void {
-  void operator.client.approval.decide.mutate({ approvalId, action: "approve" }).catch((error: unknown) => {
-    progress(`a decision failed (attempt ${attempt}): ${String(error)}`);
-    if (attempt < 3) decideNow(operator, approvalId, attempt + 1);
-  });
+  const loopsPerSecond = loops / ((now() - started) / 1000);
+  return serverPid === undefined ? { loopsPerSecond } : { loopsPerSecond, serverCpuMsPerLoop: (processCpuMs(serverPid) - cpuBefore) / loops };
 }
 
 /**
  * `AGENTS` agents, each looping begin, ask, wait, complete while the operator
- * approves every push: loops a second.
+ * approves every push.
  */
-async function fullLoops(server: BenchServer, operator: BenchOperator, kind: "sdk" | "http"): Promise<number> {
-  const sdk = createTollgate({ url: server.url, apiKey: server.agentKey, push: kind === "sdk" });
-  const http = plainCall(server);
-  const { sessionId } = await sdk.openSession({ title: `bench: ${kind} loops` });
-  const onRequested = (event: { approvalId: string; sessionId: string }) => {
-    if (event.sessionId === sessionId) decideNow(operator, event.approvalId);
-  };
-  operator.socket.on("approval:requested", onRequested);
+async function fullLoops(server: BenchServer, operator: BenchOperator, kind: LoopKind): Promise<LoadFigures> {
+  const agents = await loopingAgents(server, operator, kind, progress);
   try {
-    return await loopsPerSecond(async (agent) => {
-      if (kind === "sdk") {
-        const request = await sdk.begin({ sessionId, agent: `loop-${agent}` });
-        if ((await sdk.ask({ requestId: request.requestId, tool: "send_email", args: { agent } })).status !== "APPROVED") throw new Error("a loop was not approved");
-        await request.complete();
-      } else {
-        const { requestId } = await http.mutate<{ requestId: string }>("request.begin", { sessionId, agent: `loop-${agent}` });
-        if ((await askOverHttp(http, requestId, { agent })).status !== "APPROVED") throw new Error("a loop was not approved");
-        await http.mutate("request.complete", { requestId });
-      }
-    });
+    return await loadFigures((agent) => agents.loop(agent), server.pid);
   } finally {
-    operator.socket.off("approval:requested", onRequested);
-    sdk.close();
+    agents.close();
   }
 }
 
 /** LangGraph's flat graph, `AGENTS` threads at once each pausing and resuming in a loop: loops a second. */
-async function langGraphLoops(): Promise<number> {
+async function langGraphLoops(): Promise<LoadFigures> {
   const langGraph = await langGraphSampler(1, "sqlite");
   try {
-    return await loopsPerSecond(async () => void (await langGraph.sample()));
+    return await loadFigures(async () => void (await langGraph.sample()));
   } finally {
     await langGraph.close();
   }
@@ -290,13 +246,10 @@ async function plainHttpBurst(server: BenchServer, operator: BenchOperator): Pro
   const http = plainCall(server);
   const { sessionId } = await http.mutate<{ sessionId: string }>("session.open", { title: "bench: burst" });
   const requests = await Promise.all(Array.from({ length: AGENTS }, (_, agent) => http.mutate<{ requestId: string }>("request.begin", { sessionId, agent: `burst-${agent}` })));
-  const onRequested = (event: { approvalId: string; sessionId: string }) => {
-    if (event.sessionId === sessionId) decideNow(operator, event.approvalId);
-  };
-  operator.socket.on("approval:requested", onRequested);
+  const stopApproving = approveEveryAsk(operator, sessionId, progress);
   const started = now();
   await Promise.all(requests.map(({ requestId }, agent) => askOverHttp(http, requestId, { agent })));
-  operator.socket.off("approval:requested", onRequested);
+  stopApproving();
   return (now() - started) / 1000;
 }
 
@@ -363,8 +316,9 @@ async function measureDatabase(label: string, urls: { on?: string; off?: string 
 
     // The loads, console on and off alternating round by round, LangGraph's among them.
     const rates = { sdkOn: [] as number[], httpOn: [] as number[], sdkOff: [] as number[], httpOff: [] as number[], langGraph: [] as number[] };
+    const serverCpu: Record<keyof typeof rates, number[]> = { sdkOn: [], httpOn: [], sdkOff: [], httpOff: [], langGraph: [] };
     for (let round = 0; round < LOOP_ROUNDS; round++) {
-      const runs: [keyof typeof rates, () => Promise<number>][] = [
+      const runs: [keyof typeof rates, () => Promise<LoadFigures>][] = [
         ["sdkOn", () => fullLoops(consoleOn, on.operator, "sdk")],
         ["sdkOff", () => fullLoops(consoleOff, off.operator, "sdk")],
         ["httpOn", () => fullLoops(consoleOn, on.operator, "http")],
@@ -374,7 +328,9 @@ async function measureDatabase(label: string, urls: { on?: string; off?: string 
       if (round % 2) runs.reverse();
       for (const [key, load] of runs) {
         progress(`${label}: ${AGENTS} agents looping (${key}), round ${round + 1} of ${LOOP_ROUNDS}`);
-        rates[key].push(await load());
+        const figures = await load();
+        rates[key].push(figures.loopsPerSecond);
+        if (figures.serverCpuMsPerLoop !== undefined) serverCpu[key].push(figures.serverCpuMsPerLoop);
       }
     }
     progress(`${label}: a burst of ${AGENTS} plain-HTTP agents`);
@@ -384,6 +340,7 @@ async function measureDatabase(label: string, urls: { on?: string; off?: string 
     const httpTarget = postgres ? 300 : 150;
     const rate = (values: number[]) => (values.length > 1 ? `${fmt(median(values), 0)} (${values.map((value) => fmt(value, 0)).join(", ")})` : fmt(values[0]!, 0));
     const onOff = (a: number[], b: number[]) => median(a) / median(b);
+    const cpu = (values: number[]) => (values.length > 1 ? `${fmt(median(values))} (${values.map((value) => fmt(value)).join(", ")})` : fmt(values[0]!));
     return [
       `## ${label}`,
       "",
@@ -396,13 +353,15 @@ async function measureDatabase(label: string, urls: { on?: string; off?: string 
       `| SDK | console off | ${fmt(median(all(sdkOff)))} | ${fmt(percentile(all(sdkOff), 99))} | console on ÷ off: ${fmt(blockRatio(sdk, sdkOff))} | ≤ 1.05: ${verdict(blockRatio(sdk, sdkOff) <= 1.05)} |`,
       `| plain HTTP | console off | ${fmt(median(all(httpOff)))} | ${fmt(percentile(all(httpOff), 99))} | console on ÷ off: ${fmt(blockRatio(http, httpOff))} | ≤ 1.05: ${verdict(blockRatio(http, httpOff) <= 1.05)} |`,
       "",
-      `| ${AGENTS} agents at once, full loops (begin, ask, wait, complete) | loops a second, median (each round) | target |`,
-      "|---|---|---|",
-      `| LangGraph.js, ${AGENTS} threads pausing and resuming in this process (SQLite) | ${rate(rates.langGraph)} | |`,
-      `| SDK, console on | ${rate(rates.sdkOn)} | ≥ ${sdkTarget}: ${verdict(median(rates.sdkOn) >= sdkTarget)} |`,
-      `| SDK, console off | ${rate(rates.sdkOff)} | on ÷ off ${fmt(onOff(rates.sdkOn, rates.sdkOff))}, ≥ 0.95: ${verdict(onOff(rates.sdkOn, rates.sdkOff) >= 0.95)} |`,
-      `| plain HTTP, console on | ${rate(rates.httpOn)} | ≥ ${httpTarget}: ${verdict(median(rates.httpOn) >= httpTarget)} |`,
-      `| plain HTTP, console off | ${rate(rates.httpOff)} | on ÷ off ${fmt(onOff(rates.httpOn, rates.httpOff))}, ≥ 0.95: ${verdict(onOff(rates.httpOn, rates.httpOff) >= 0.95)} |`,
+      `| ${AGENTS} agents at once, full loops (begin, ask, wait, complete) | loops a second, median (each round) | target | server CPU ms per loop, median (each round) |`,
+      "|---|---|---|---|",
+      `| LangGraph.js, ${AGENTS} threads pausing and resuming in this process (SQLite) | ${rate(rates.langGraph)} | | — |`,
+      `| SDK, console on | ${rate(rates.sdkOn)} | ≥ ${sdkTarget}: ${verdict(median(rates.sdkOn) >= sdkTarget)} | ${cpu(serverCpu.sdkOn)} |`,
+      `| SDK, console off | ${rate(rates.sdkOff)} | on ÷ off ${fmt(onOff(rates.sdkOn, rates.sdkOff))}, ≥ 0.95: ${verdict(onOff(rates.sdkOn, rates.sdkOff) >= 0.95)} | ${cpu(serverCpu.sdkOff)} |`,
+      `| plain HTTP, console on | ${rate(rates.httpOn)} | ≥ ${httpTarget}: ${verdict(median(rates.httpOn) >= httpTarget)} | ${cpu(serverCpu.httpOn)} |`,
+      `| plain HTTP, console off | ${rate(rates.httpOff)} | on ÷ off ${fmt(onOff(rates.httpOn, rates.httpOff))}, ≥ 0.95: ${verdict(onOff(rates.httpOn, rates.httpOff) >= 0.95)} | ${cpu(serverCpu.httpOff)} |`,
+      "",
+      `Server CPU per loop is the server process's user and system time (\`/proc/<pid>/stat\`, all its threads) over the timed window divided by the loops in it, the operator's decisions included; it holds on a loaded machine where loops a second do not${postgres ? " (PostgreSQL's own processes are not in it)" : " (the embedded database runs inside it)"}.`,
       "",
       `A burst of ${AGENTS} plain-HTTP agents asking at once (console on): the last decision after ${fmt(burst)} s (target ≤ 2 s: ${verdict(burst <= 2)}).`,
       "",

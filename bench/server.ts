@@ -13,6 +13,8 @@ export interface BenchServer {
   url: string;
   agentKey: string;
   admin: { email: string; password: string };
+  /** The server's process id, for reading its CPU time (bench/process-cpu.ts). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -31,6 +33,8 @@ export interface BenchServerOptions {
   env?: Record<string, string>;
   /** Run the server already built in this directory (its dist/server.mjs) instead of building this checkout's. */
   build?: string;
+  /** Run this bundle instead of dist/server.mjs (a copy of an earlier build kept in dist/, to compare with). */
+  bundle?: string;
 }
 
 /** Extra Node options for the server, e.g. BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/profile" to profile it. */
@@ -61,7 +65,7 @@ export async function startBenchServer(databaseUrl?: string, options: BenchServe
   if (!databaseUrl) await copyEmbeddedTemplate(dataDir);
   const admin = { email: "bench@example.com", password: "bench password" };
   const agentKey = "tgk_bench_agent_key_0000000000";
-  const child = spawn(process.execPath, [...nodeArgs(), path.join(options.build ?? ".", "dist/server.mjs")], {
+  const child = spawn(process.execPath, [...nodeArgs(), options.bundle ?? path.join(options.build ?? ".", "dist/server.mjs")], {
     cwd: options.build,
     env: {
       ...process.env,
@@ -103,6 +107,7 @@ export async function startBenchServer(databaseUrl?: string, options: BenchServe
     url,
     agentKey,
     admin,
+    pid: child.pid!,
     async stop() {
       const exited = new Promise((resolve) => child.once("exit", resolve));
       child.kill("SIGTERM");

@@ -1,0 +1,93 @@
+// The server's CPU time per full agent loop (begin, ask, wait for the
+// operator, complete), 100 agents at once: the figure to compare a change of
+// the hot path by on a shared, loaded machine, where loops a second mostly
+// measure the other work on it. The server's user and system time is read
+// from /proc/<pid>/stat before and after a fixed number of loops, on a warmed
+// server with the console on (the default), on the embedded database unless
+// LOOP_CPU_DATABASE names a PostgreSQL one (emptied first).
+//
+//   npx tsx bench/loop-cpu.ts                      # plain HTTP and SDK, 3 runs of 3,000 loops each
+//   LOOP_CPU_KINDS=http LOOP_CPU_RUNS=5 npx tsx bench/loop-cpu.ts
+//   cp dist/server.mjs dist/before.mjs             # then change the code, and:
+//   LOOP_CPU_AGAINST=dist/before.mjs npx tsx bench/loop-cpu.ts   # both builds at once, runs alternating
+//
+// LOOP_CPU_LOOPS (3000) loops a run after LOOP_CPU_WARM_UP_LOOPS (3000) not
+// counted; LOOP_CPU_CONSOLE=off for a server without the console. Prints each
+// run and the median for each build and kind. BENCH_SERVER_NODE_ARGS passes
+// Node options to the servers (--cpu-prof ..., as in npm run bench).
+import { existsSync } from "node:fs";
+import { loopingAgents, type LoopKind } from "./agent-loops.ts";
+import { connectOperator } from "./approver.ts";
+import { processCpuMs } from "./process-cpu.ts";
+import { startBenchServer, type BenchServer } from "./server.ts";
+import { percentile } from "./stats.ts";
+
+const KINDS = (process.env.LOOP_CPU_KINDS ?? "http,sdk").split(",") as LoopKind[];
+const LOOPS = Number(process.env.LOOP_CPU_LOOPS ?? 3000);
+const WARM_UP_LOOPS = Number(process.env.LOOP_CPU_WARM_UP_LOOPS ?? 3000);
+const RUNS = Number(process.env.LOOP_CPU_RUNS ?? 3);
+const CONSOLE = process.env.LOOP_CPU_CONSOLE ?? "on";
+const AGAINST = process.env.LOOP_CPU_AGAINST;
+const DATABASE = process.env.LOOP_CPU_DATABASE;
+const AGENTS = 100;
+
+for (const kind of KINDS) if (kind !== "http" && kind !== "sdk") throw new Error(`LOOP_CPU_KINDS: "${kind}" is neither http nor sdk`);
+if (CONSOLE === "on" && !existsSync(".next/BUILD_ID")) throw new Error("the console is not built: run `npx next build` first, or LOOP_CPU_CONSOLE=off");
+if (AGAINST && DATABASE) throw new Error("LOOP_CPU_AGAINST runs two servers, each on an embedded database of its own; leave LOOP_CPU_DATABASE unset");
+
+/** `count` loops shared by AGENTS agents looping at once; the server's CPU milliseconds they cost. */
+async function serverCpuOf(server: BenchServer, loop: (agent: number) => Promise<void>, count: number): Promise<number> {
+  let started = 0;
+  const before = processCpuMs(server.pid);
+  await Promise.all(
+    Array.from({ length: AGENTS }, async (_, agent) => {
+      while (started < count) {
+        started += 1;
+        await loop(agent);
+      }
+    }),
+  );
+  return processCpuMs(server.pid) - before;
+}
+
+const report = (text: string) => console.error(`loop-cpu: ${text}`);
+const builds = [{ name: "this checkout", bundle: undefined as string | undefined }, ...(AGAINST ? [{ name: AGAINST, bundle: AGAINST }] : [])];
+const sides = await Promise.all(
+  builds.map(async (build) => {
+    const server = await startBenchServer(DATABASE, { bundle: build.bundle, env: { TOLLGATE_CONSOLE: CONSOLE } });
+    const operator = await connectOperator(server);
+    return { ...build, server, operator, perLoop: new Map<LoopKind, number[]>(KINDS.map((kind) => [kind, []])) };
+  }),
+);
+try {
+  for (const kind of KINDS) {
+    for (const side of sides) {
+      const agents = await loopingAgents(side.server, side.operator, kind, report);
+      report(`${side.name}, ${kind}: ${WARM_UP_LOOPS} loops of warm-up`);
+      await serverCpuOf(side.server, (agent) => agents.loop(agent), WARM_UP_LOOPS);
+      agents.close();
+    }
+    for (let run = 0; run < RUNS; run++) {
+      // The builds' order alternates run by run, so a drift in the machine's speed falls on both.
+      for (const side of run % 2 ? [...sides].reverse() : sides) {
+        const agents = await loopingAgents(side.server, side.operator, kind, report);
+        const cpuMs = await serverCpuOf(side.server, (agent) => agents.loop(agent), LOOPS);
+        agents.close();
+        side.perLoop.get(kind)!.push(cpuMs / LOOPS);
+        report(`${side.name}, ${kind}, run ${run + 1}: ${(cpuMs / LOOPS).toFixed(3)} server CPU ms per loop`);
+      }
+    }
+  }
+  console.log(`Server CPU ms per full loop (${AGENTS} agents, ${LOOPS} loops a run, console ${CONSOLE}, ${DATABASE ? "PostgreSQL" : "embedded database"}): median (runs)`);
+  for (const side of sides) {
+    for (const [kind, values] of side.perLoop) {
+      console.log(`  ${side.name}, ${kind === "http" ? "plain HTTP" : "SDK"}: ${percentile(values, 50).toFixed(3)} (${values.map((value) => value.toFixed(3)).join(", ")})`);
+    }
+  }
+} finally {
+  for (const side of sides) {
+    side.operator.close();
+    await side.server.stop();
+  }
+}
+process.exit(0);
