@@ -9,6 +9,7 @@ import { DomainError, notFound } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { isActive, type DecisionAction, type RunStatus, type TimeoutOutcome } from "../../domain/lifecycle.ts";
 import { parseFormSchema, type FormSchema } from "../../domain/form.ts";
+import { assertLockOrder } from "../../domain/lock-order.ts";
 import { evaluatePolicies, gateFor, ruleForAnswer, type PolicyRule } from "../../domain/policy.ts";
 import type { AgentPrincipal } from "../../domain/principal.ts";
 import { toolAllowedByConfig, type ThreadConfig } from "../../domain/thread/config.ts";
@@ -326,20 +327,6 @@ async function writeIfUnchanged(
   // The statement was its own transaction: the entry is committed, and the next writer in this node's turn chains to it.
   if (opening.audit) deps.writtenAuditHeads.written(agent.workspaceId, opening.audit);
   return changesOf(rows);
-}
-
-/**
- * The write takes the workspace's audit lock (lock order step 4) for a rule's
- * decision, then locks the chain's tasks (step 3) for a pending approval,
- * which would be the order inverted if one approval were both. None is: a
- * rule's decision is not pending, and a pending approval writes no audit
- * entry. Refused here, so that a change making one both fails at once rather
- * than deadlocking two nodes under load.
- */
-function assertLockOrder(opening: Opening): void {
-  if (opening.audit && opening.approval.status === "PENDING") {
-    throw new Error("a pending approval with an audit entry would lock its tasks after the workspace's audit head (lock order step 3 after step 4)");
-  }
 }
 
 /** The workspace's audit head as it is now, unlocked: a rule's decision on remembered facts chains to it, and its write checks it. */
