@@ -60,6 +60,8 @@ type LimiterFactory = (options: { keyPrefix: string; points: number; duration: n
  * rate-limiter-flexible's memory limiter, counted on the server's clock rather
  * than the process's: a window is a window of that clock, so a test can step
  * through waits without sleeping and without depending on how fast the machine is.
+ * Hand-written because no well-kept limiter takes a clock: rate-limiter-flexible's
+ * RateLimiterMemory (11.4) reads Date.now() and expires keys with setTimeout.
  */
 class ClockedMemoryLimiter implements Limiter {
   private readonly windows = new Map<string, { consumed: number; endsAt: number }>();
