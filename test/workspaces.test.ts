@@ -137,6 +137,41 @@ describe("workspaces", () => {
     await expect(afterDisable.auth.switchWorkspace.mutate({ workspaceId: second.id })).rejects.toMatchObject({ data: { code: "NOT_FOUND" } });
   });
 
+  it("an invitation is used once: of two acceptances that both read it unused, one joins and the other is told the link was used; a used link checks no password", async () => {
+    const email = uniqueEmail("twice");
+    const password = "the one they chose";
+    const invited = await admin.operator.create.mutate({ email, name: "Twice", role: "VIEWER" });
+    const accept = (withPassword: string) => callHttp(test.url, "auth.acceptInvitation", "mutation", { token: invitationToken(invited.link), password: withPassword }, {});
+
+    // Each acceptance reaches the throttle after reading the invitation unused; both wait there
+    // until both have read it, so the write alone decides which one takes it.
+    const { deps } = test.server;
+    const throttle = deps.loginThrottle;
+    let release!: () => void;
+    const bothRead = new Promise<void>((resolve) => (release = resolve));
+    let arrived = 0;
+    deps.loginThrottle = {
+      async reserve(...args) {
+        if (++arrived === 2) release();
+        await bothRead;
+        return throttle.reserve(...args);
+      },
+    };
+    try {
+      const answers = await Promise.all([accept(password), accept(password)]);
+      expect(answers.map((answer) => answer.status).sort()).toEqual([200, 404]);
+    } finally {
+      deps.loginThrottle = throttle;
+    }
+    const joined = await deps.prisma.operator.findMany({ where: { email } });
+    expect(joined).toHaveLength(1);
+
+    // Once used, the link answers as unknown before any password is checked: it tells nothing of the account's.
+    const again = await accept("a guess at their password");
+    expect(again.status).toBe(404);
+    expect(again.body.error.message).toMatch(/this invitation link is not valid/);
+  });
+
   it("switching: a workspace the person is not in is NOT_FOUND; a token stays in its workspace; viewers cannot create workspaces", async () => {
     const { client: founder } = await browser(ADMIN);
     const theirs = await founder.workspace.create.mutate({ name: "Not yours" });
