@@ -1,11 +1,14 @@
 // An agent run as its own process, for the durable-run tests: started with a
 // script and its environment, watched line by line, killed the hard way.
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
-import { expect } from "vitest";
+import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { createTollgate } from "../sdk/src/index.ts";
 import type { OperatorClient } from "./clients.ts";
+import { AGENT_KEY } from "./harness.ts";
+import { useTestServer, type TestServer } from "./server.ts";
 
 export interface AgentProcess {
   /** Resolves with the first line of output that matches (seen already or still to come). */
@@ -58,7 +61,7 @@ export function startAgent(script: string, env: Record<string, string>): AgentPr
  * session, runId and tool log (one JSON line per run of the tool, in any
  * process); `start` starts one process of it.
  */
-export function durableRuns(script: string, server: () => { url: string; agentKey: string; dir: string; operator: OperatorClient }) {
+export function durableRuns(script: string, server: () => { url: string; agentKey: string; dir: string; operator: OperatorClient }, started: AgentProcess[] = []) {
   let count = 0;
   return async function newRun() {
     const { url, agentKey, dir, operator } = server();
@@ -73,7 +76,11 @@ export function durableRuns(script: string, server: () => { url: string; agentKe
     return {
       runId,
       sessionId,
-      start: (more: Record<string, string> = {}) => startAgent(script, { ...env, ...more }),
+      start: (more: Record<string, string> = {}) => {
+        const agent = startAgent(script, { ...env, ...more });
+        started.push(agent);
+        return agent;
+      },
       toolRuns: async () =>
         (await readFile(toolLog, "utf8").catch(() => ""))
           .split("\n")
@@ -98,4 +105,35 @@ export function durableRuns(script: string, server: () => { url: string; agentKe
       },
     };
   };
+}
+
+/** What a durable-run test file works with, set before its first test. */
+export interface DurableTestSetup {
+  test: TestServer;
+  operator: OperatorClient;
+  /** A scratch folder for the file's runs (tool logs, checkpoints), removed after it. */
+  dir: string;
+  /** Starts a new run of the file's agent script (see durableRuns). */
+  newRun: ReturnType<typeof durableRuns>;
+}
+
+/** One server and one scratch folder for a durable-run test file, and runs of `script` on them; a test's agents still running after it are killed. */
+export function useDurableRuns(script: string, name: string): DurableTestSetup {
+  const setup = {} as DurableTestSetup;
+  const started: AgentProcess[] = [];
+  afterEach(async () => {
+    for (const agent of started.splice(0)) await agent.kill();
+  });
+  useTestServer((started, loggedIn) => {
+    setup.test = started;
+    setup.operator = loggedIn;
+  });
+  beforeAll(async () => {
+    setup.dir = await mkdtemp(path.join(tmpdir(), `tollgate-durable-${name}-`));
+  });
+  afterAll(async () => {
+    if (setup.dir) await rm(setup.dir, { recursive: true, force: true });
+  });
+  setup.newRun = durableRuns(script, () => ({ url: setup.test.url, agentKey: AGENT_KEY, dir: setup.dir, operator: setup.operator }), started);
+  return setup;
 }

@@ -3,34 +3,14 @@
 // again with the same runId: it continues from the messages it kept in Tollgate
 // (so the call keeps its approvalId), asks nothing again, runs the tool once and
 // records what ran; one process drives a run at a time.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { durableRuns } from "./agent-process.ts";
-import type { OperatorClient } from "./clients.ts";
-import { AGENT_KEY } from "./harness.ts";
-import { useTestServer, type TestServer } from "./server.ts";
+import { describe, expect, it } from "vitest";
+import { useDurableRuns } from "./agent-process.ts";
 
 const AGENT = fileURLToPath(new URL("./fixtures-ai-sdk-durable.ts", import.meta.url));
 
-let test: TestServer;
-let operator: OperatorClient;
-useTestServer((started, loggedIn) => {
-  test = started;
-  operator = loggedIn;
-});
-
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), "tollgate-durable-ai-sdk-"));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-const newRun = durableRuns(AGENT, () => ({ url: test.url, agentKey: AGENT_KEY, dir, operator }));
+const durable = useDurableRuns(AGENT, "ai-sdk");
+const { newRun } = durable;
 
 describe("durable runs: AI SDK", () => {
   it("ai-sdk v7 durable: killed while waiting and started again, the run continues on the same approval (same approvalId), the tool runs once and what ran is recorded", async () => {
@@ -41,7 +21,7 @@ describe("durable runs: AI SDK", () => {
 
     const second = run.start({ AI_VERSION: "7" });
     await second.line(/^begun continued/);
-    await operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "approve" });
+    await durable.operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "approve" });
     expect(await second.line(/^done /)).toBe("done Refunded.");
 
     const approvals = await run.approvals();
@@ -57,7 +37,7 @@ describe("durable runs: AI SDK", () => {
     const intruder = run.start({ AI_VERSION: "6" });
     expect(await intruder.line(/^error /)).toMatch(/RunDrivenElsewhereError/);
     await first.kill();
-    await operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "approve" });
+    await durable.operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "approve" });
 
     const second = run.start({ AI_VERSION: "6" });
     expect(await second.line(/^done /)).toBe("done Refunded.");
@@ -69,7 +49,7 @@ describe("durable runs: AI SDK", () => {
     const run = await newRun();
     const first = run.start({ AI_VERSION: "7", TOOL_BLOCKS: "1" });
     const approval = await run.asked();
-    await operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "approve" });
+    await durable.operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "approve" });
     await run.toolStarted();
     await first.kill();
 

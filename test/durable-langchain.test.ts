@@ -3,34 +3,14 @@
 // approval's execution inside the tool and reports what ran. The agent process
 // (SQLite checkpointer) is killed (SIGKILL) while waiting, and between the
 // claim and the report, and started again with the same runId (its thread id).
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { durableRuns } from "./agent-process.ts";
-import type { OperatorClient } from "./clients.ts";
-import { AGENT_KEY } from "./harness.ts";
-import { useTestServer, type TestServer } from "./server.ts";
+import { describe, expect, it } from "vitest";
+import { useDurableRuns } from "./agent-process.ts";
 
 const AGENT = fileURLToPath(new URL("./fixtures-langchain-durable-agent.ts", import.meta.url));
 
-let test: TestServer;
-let operator: OperatorClient;
-useTestServer((started, loggedIn) => {
-  test = started;
-  operator = loggedIn;
-});
-
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), "tollgate-durable-langchain-"));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-const newRun = durableRuns(AGENT, () => ({ url: test.url, agentKey: AGENT_KEY, dir, operator }));
+const durable = useDurableRuns(AGENT, "langchain");
+const { newRun } = durable;
 
 // Each test starts two or three agent processes, each loading its framework: slow on a loaded machine.
 describe("durable runs: LangChain createAgent", { timeout: 240_000 }, () => {
@@ -44,12 +24,12 @@ describe("durable runs: LangChain createAgent", { timeout: 240_000 }, () => {
     await second.line(/^begun continued/);
     const intruder = run.start();
     expect(await intruder.line(/^error /)).toMatch(/RunDrivenElsewhereError/);
-    await operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "edit", args: { to: "ada.lovelace@example.com" } });
+    await durable.operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "edit", args: { to: "ada.lovelace@example.com" } });
     expect(await second.line(/^done /)).toBe("done done: sent to ada.lovelace@example.com");
 
     expect(await run.approvals()).toHaveLength(1);
     expect(await run.toolRuns()).toEqual([{ args: { to: "ada.lovelace@example.com" }, idempotencyKey: approval.approvalId, pid: expect.any(Number) }]);
-    expect(await operator.approval.get.query({ approvalId: approval.approvalId })).toMatchObject({
+    expect(await durable.operator.approval.get.query({ approvalId: approval.approvalId })).toMatchObject({
       status: "APPROVED",
       executedArgs: { to: "ada.lovelace@example.com" },
       executionResult: "sent to ada.lovelace@example.com",
@@ -60,7 +40,7 @@ describe("durable runs: LangChain createAgent", { timeout: 240_000 }, () => {
     const run = await newRun();
     const first = run.start({ TOOL_BLOCKS: "1" });
     const approval = await run.asked();
-    await operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "approve" });
+    await durable.operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "approve" });
     await run.toolStarted();
     await first.kill();
 

@@ -2,34 +2,17 @@
 // killed (SIGKILL) while its approval waits, and started again with the same
 // runId (the thread id): it continues the run without asking again, the tool
 // runs once with the decided arguments, and one process drives a run at a time.
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
-import { durableRuns, startAgent } from "./agent-process.ts";
-import type { OperatorClient } from "./clients.ts";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { startAgent, useDurableRuns } from "./agent-process.ts";
 import { AGENT_KEY } from "./harness.ts";
-import { useTestServer, type TestServer } from "./server.ts";
 
 const AGENT = fileURLToPath(new URL("./fixtures-langgraph-durable-agent.ts", import.meta.url));
 
-let test: TestServer;
-let operator: OperatorClient;
-useTestServer((started, loggedIn) => {
-  test = started;
-  operator = loggedIn;
-});
-
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), "tollgate-durable-langgraph-"));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-const newRun = durableRuns(AGENT, () => ({ url: test.url, agentKey: AGENT_KEY, dir, operator }));
+const durable = useDurableRuns(AGENT, "langgraph");
+const { newRun } = durable;
 
 // Each test starts two or three agent processes, each loading its framework: slow on a loaded machine.
 describe("durable runs: LangGraph", { timeout: 240_000 }, () => {
@@ -42,7 +25,7 @@ describe("durable runs: LangGraph", { timeout: 240_000 }, () => {
 
     const second = run.start();
     await second.line(/^asking /);
-    await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "edit", args: { to: "bob@example.com" } });
+    await durable.operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "edit", args: { to: "bob@example.com" } });
     expect(await second.line(/^done /)).toContain('"outcome":"sent"');
     expect(await second.exited).toBe(0);
 
@@ -50,7 +33,7 @@ describe("durable runs: LangGraph", { timeout: 240_000 }, () => {
     expect(approvals).toHaveLength(1);
     expect(approvals[0]).toMatchObject({ status: "APPROVED", executedArgs: { to: "bob@example.com" } });
     expect(await run.toolRuns()).toEqual([{ args: { to: "bob@example.com" }, idempotencyKey: approval!.approvalId, pid: expect.any(Number) }]);
-    expect(await operator.request.get.query({ requestId: approval!.requestId })).toMatchObject({ request: { status: "COMPLETED" } });
+    expect(await durable.operator.request.get.query({ requestId: approval!.requestId })).toMatchObject({ request: { status: "COMPLETED" } });
   });
 
   it("langgraph durable: decided while no process waits (parked in the console), the decision is applied when the run is started again", async () => {
@@ -58,7 +41,7 @@ describe("durable runs: LangGraph", { timeout: 240_000 }, () => {
     const first = run.start();
     const approval = await run.asked();
     await first.kill();
-    await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
+    await durable.operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
 
     const second = run.start();
     expect(await second.line(/^done /)).toContain('"outcome":"sent"');
@@ -75,7 +58,7 @@ describe("durable runs: LangGraph", { timeout: 240_000 }, () => {
     expect(await second.exited).toBe(3);
 
     const [approval] = await run.approvals();
-    await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
+    await durable.operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
     expect(await first.line(/^done /)).toContain('"outcome":"sent"');
     expect(await run.approvals()).toHaveLength(1);
     expect(await run.toolRuns()).toHaveLength(1);
@@ -85,7 +68,7 @@ describe("durable runs: LangGraph", { timeout: 240_000 }, () => {
     const run = await newRun();
     const first = run.start({ TOOL_BLOCKS: "1" });
     const approval = await run.asked();
-    await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
+    await durable.operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
     await run.toolStarted();
     await first.kill();
 
@@ -106,7 +89,7 @@ describe("durable runs: LangGraph", { timeout: 240_000 }, () => {
     // Beside the tests, so its imports resolve to the repository's packages; its checkpoints go to the scratch folder.
     const example = path.join(import.meta.dirname, `.readme-crash-safe-${process.pid}.mts`);
     onTestFinished(() => rm(example, { force: true }));
-    const checkpoints = path.join(dir, "readme-checkpoints.sqlite");
+    const checkpoints = path.join(durable.dir, "readme-checkpoints.sqlite");
     await writeFile(
       example,
       block!
@@ -114,8 +97,8 @@ describe("durable runs: LangGraph", { timeout: 240_000 }, () => {
         .replace(/"@tollgate\/sdk"/, JSON.stringify(`${sdk}/index.ts`))
         .replace('"checkpoints.sqlite"', JSON.stringify(checkpoints)),
     );
-    const env = { TOLLGATE_URL: test.url, TOLLGATE_AGENT_KEY: AGENT_KEY };
-    const pending = async () => (await operator.approval.list.query({ status: "PENDING", tool: "send_email", agent: "refund-graph", limit: 10 })).items;
+    const env = { TOLLGATE_URL: durable.test.url, TOLLGATE_AGENT_KEY: AGENT_KEY };
+    const pending = async () => (await durable.operator.approval.list.query({ status: "PENDING", tool: "send_email", agent: "refund-graph", limit: 10 })).items;
 
     const first = startAgent(example, env);
     let exited = false;
@@ -126,17 +109,17 @@ describe("durable runs: LangGraph", { timeout: 240_000 }, () => {
     }
     await first.kill();
     const [approval] = await pending();
-    await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
+    await durable.operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
 
     const second = startAgent(example, env);
     expect(await second.exited, second.output()).toBe(0);
     expect(second.output().trim()).toBe("sent");
-    expect(await operator.approval.get.query({ approvalId: approval!.approvalId })).toMatchObject({
+    expect(await durable.operator.approval.get.query({ approvalId: approval!.approvalId })).toMatchObject({
       status: "APPROVED",
       executedArgs: { to: "ada@example.com" },
       executionResult: { sent: true, to: "ada@example.com", idempotencyKey: approval!.approvalId },
     });
-    const { items } = await operator.approval.list.query({ tool: "send_email", agent: "refund-graph", sessionId: approval!.sessionId, limit: 10 });
+    const { items } = await durable.operator.approval.list.query({ tool: "send_email", agent: "refund-graph", sessionId: approval!.sessionId, limit: 10 });
     expect(items).toHaveLength(1);
   });
 });

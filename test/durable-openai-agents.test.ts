@@ -3,34 +3,14 @@
 // decision, and started again with the same runId: it continues from the
 // paused run kept (sealed) in Tollgate, asks nothing again, runs the tool once,
 // and records what ran; one process drives a run at a time.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { durableRuns } from "./agent-process.ts";
-import type { OperatorClient } from "./clients.ts";
-import { AGENT_KEY } from "./harness.ts";
-import { useTestServer, type TestServer } from "./server.ts";
+import { describe, expect, it } from "vitest";
+import { useDurableRuns } from "./agent-process.ts";
 
 const AGENT = fileURLToPath(new URL("./fixtures-openai-agents-durable.ts", import.meta.url));
 
-let test: TestServer;
-let operator: OperatorClient;
-useTestServer((started, loggedIn) => {
-  test = started;
-  operator = loggedIn;
-});
-
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), "tollgate-durable-openai-"));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-const newRun = durableRuns(AGENT, () => ({ url: test.url, agentKey: AGENT_KEY, dir, operator }));
+const durable = useDurableRuns(AGENT, "openai");
+const { newRun } = durable;
 
 // Each test starts two or three agent processes, each loading its framework: slow on a loaded machine.
 describe("durable runs: OpenAI Agents", { timeout: 240_000 }, () => {
@@ -42,7 +22,7 @@ describe("durable runs: OpenAI Agents", { timeout: 240_000 }, () => {
 
     const second = run.start();
     await second.line(/^begun continued/);
-    await operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "approve" });
+    await durable.operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "approve" });
     expect(await second.line(/^done /)).toContain("refunded 40 on order 1001");
 
     const approvals = await run.approvals();
@@ -58,7 +38,7 @@ describe("durable runs: OpenAI Agents", { timeout: 240_000 }, () => {
     const intruder = run.start();
     expect(await intruder.line(/^error /)).toMatch(/RunDrivenElsewhereError/);
     await first.kill();
-    await operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "approve" });
+    await durable.operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "approve" });
 
     const second = run.start();
     expect(await second.line(/^done /)).toContain("refunded 40 on order 1001");
@@ -70,7 +50,7 @@ describe("durable runs: OpenAI Agents", { timeout: 240_000 }, () => {
     const run = await newRun();
     const first = run.start({ TOOL_BLOCKS: "1" });
     const approval = await run.asked();
-    await operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "approve" });
+    await durable.operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "approve" });
     await run.toolStarted();
     await first.kill();
 
