@@ -30,7 +30,7 @@ mkdir -p "$LOGS"
 # functions, the locks, races, LISTEN/NOTIFY or several nodes runs on both in
 # `npm test`.
 ONCE=(
-  test/durable-ai-sdk.test.ts test/durable-langchain.test.ts test/durable-langgraph.test.ts test/durable-openai-agents.test.ts
+  test/durable-ai-sdk.test.ts test/durable-claude-agent.test.ts test/durable-langchain.test.ts test/durable-langgraph.test.ts test/durable-openai-agents.test.ts
   test/python-client.test.ts test/readme-example.test.ts test/mcp-gateway.test.ts
   test/tracing.test.ts test/outbound-http.test.ts test/http.test.ts
   test/security-http.test.ts test/review-risk.test.ts test/thread-state-http.test.ts
@@ -41,7 +41,7 @@ ONCE=(
 # of the two, and these do not depend on which database the server has.
 ONCE_ON_POSTGRES=(
   test/mcp-gateway.test.ts test/security-http.test.ts
-  test/durable-langgraph.test.ts test/durable-openai-agents.test.ts test/durable-ai-sdk.test.ts
+  test/durable-langgraph.test.ts test/durable-openai-agents.test.ts test/durable-ai-sdk.test.ts test/durable-claude-agent.test.ts
 )
 ONCE_ON_EMBEDDED=()
 for file in "${ONCE[@]}"; do

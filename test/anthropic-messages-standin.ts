@@ -15,10 +15,13 @@ export interface ToolResult {
 /**
  * Answers POST /v1/messages as the Anthropic API does (streamed as server-sent
  * events when asked to): the model's n-th turn is `script[n]`, n being the
- * number of tool results the conversation already holds.
+ * number of tool results the conversation already holds. With `freshIds`, each
+ * tool call it generates gets an id of its own (`<id>_<k>`), as a real model's
+ * do: a call generated again is not the call it was before.
  */
-export async function startMessagesApi(script: ModelTurn[]) {
+export async function startMessagesApi(script: ModelTurn[], { freshIds = false } = {}) {
   const toolResults = new Map<string, ToolResult>();
+  let generated = 0;
   const server = http.createServer(async (req, res) => {
     let body = "";
     for await (const chunk of req) body += chunk;
@@ -30,7 +33,7 @@ export async function startMessagesApi(script: ModelTurn[]) {
     const results = request.messages.flatMap((message) => (Array.isArray(message.content) ? message.content : [])).filter((block) => block?.type === "tool_result") as ToolResult[];
     for (const result of results) toolResults.set(result.tool_use_id, result);
     const turn = script[results.length] ?? { text: "Done." };
-    const content = "toolUse" in turn ? [{ type: "tool_use", ...turn.toolUse }] : [{ type: "text", text: turn.text }];
+    const content = "toolUse" in turn ? [{ type: "tool_use", ...turn.toolUse, ...(freshIds ? { id: `${turn.toolUse.id}_${++generated}` } : {}) }] : [{ type: "text", text: turn.text }];
     const stopReason = "toolUse" in turn ? "tool_use" : "end_turn";
     const message = { id: `msg_${results.length}`, type: "message", role: "assistant", model: request.model, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 5 } };
     if (!request.stream) {

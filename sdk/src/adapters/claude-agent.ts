@@ -17,9 +17,18 @@
 // Each call is one approval under its `toolUseID`, so the same call asked again
 // (a retry, another process) finds the approval it already has. The callback
 // waits in this process until the decision arrives or the SDK aborts the call.
+//
+// A durable run (runWithApprovals with a `runId`) does not wait inside the SDK:
+// a PreToolUse hook answers `defer`, which ends the query with the call as
+// `deferred_tool_use`; the adapter keeps the Claude session id and the call in
+// Tollgate (sealed), then asks and waits, and resumes the session
+// (`options.resume`) with the decision, which the hook then gives. A process
+// started again with the same runId resumes the same session on the same
+// approval; with the SDK's `sessionStore`, on another machine too.
 // Only types come from the SDK: this module loads without it.
-import type { CanUseTool, PermissionResult, SDKMessage, SDKResultMessage } from "@anthropic-ai/claude-agent-sdk";
+import type { CanUseTool, HookCallback, HookCallbackMatcher, HookJSONOutput, PermissionResult, SDKMessage, SDKResultMessage } from "@anthropic-ai/claude-agent-sdk";
 import type { ApprovalResult, DecisionAction, Json } from "../contract.ts";
+import { RunDrivenElsewhereError } from "../durable-run.ts";
 import { clip, REASON_CHARS, SUMMARY_CHARS } from "./text.ts";
 import type { Tollgate } from "../index.ts";
 
@@ -44,6 +53,29 @@ export interface ClaudeAgentRunOptions extends Omit<ClaudeAgentApprovalOptions, 
   kind?: "agent" | "orchestrator";
   /** Sees every message of the run as it arrives. */
   onMessage?: (message: SDKMessage) => void;
+  /**
+   * The durable run's id (the app's conversation or job id): a process
+   * started again with it resumes the run's Claude session on the call it
+   * deferred, without asking again; once the run has ended, it begins a
+   * follow-on request in the same task. Needs the SDK's session persistence
+   * (a `sessionStore` for another machine) and `start` spreading
+   * `continuation.options` into query()'s options.
+   */
+  runId?: string;
+  /** A durable run's hook matcher (a pattern on the tool's name): the calls it asks about; default every call. */
+  matcher?: string;
+}
+
+/** What `start` gets beside the callback: for a durable run, what to spread into query()'s options. */
+export interface ClaudeAgentContinuation {
+  /** The deferring PreToolUse hook, and `resume` (the run's Claude session) when this query continues the run; empty without a runId. */
+  options: { hooks?: { PreToolUse: HookCallbackMatcher[] }; resume?: string };
+  /**
+   * True when this query resumes the run's session. The SDK resumes with a
+   * prompt, which the model reads after the deferred call: give a short one
+   * ("Continue."), not the run's first prompt again.
+   */
+  resuming: boolean;
 }
 
 export interface ClaudeAgentRunResult {
@@ -96,37 +128,124 @@ export function tollgateCanUseTool(options: ClaudeAgentApprovalOptions): CanUseT
  * throws, which also ends any approval still pending on it.
  */
 export async function runWithApprovals(
-  start: (canUseTool: CanUseTool) => AsyncIterable<SDKMessage>,
+  start: (canUseTool: CanUseTool, continuation: ClaudeAgentContinuation) => AsyncIterable<SDKMessage>,
   options: ClaudeAgentRunOptions,
 ): Promise<ClaudeAgentRunResult> {
-  const { tollgate } = options;
-  const request = await tollgate.begin({
-    sessionId: options.sessionId,
-    agent: options.agent,
-    kind: options.kind,
-    parentRequestId: options.parentRequestId,
-    framework: "claude-agent",
-  });
+  if (options.runId) return runDurably(start, options, options.runId);
+  const request = await options.tollgate.begin(beginInput(options));
   let asked = 0;
   const canUseTool = permissionCallback({ ...options, requestId: request.requestId }, () => (asked += 1));
   try {
-    let result: SDKResultMessage | undefined;
-    for await (const message of start(canUseTool)) {
-      options.onMessage?.(message);
-      if (message.type === "result") result = message;
-    }
-    if (!result) throw new Error("the Claude Agent SDK's run ended without a result message");
-    if (result.subtype === "success" && !result.is_error) {
-      await request.complete({ result: result.result, claudeSessionId: result.session_id });
-    } else {
-      const message = "errors" in result && result.errors.length > 0 ? result.errors.join("; ") : `the run ended with ${result.subtype}`;
-      await request.fail({ message, code: `CLAUDE_AGENT_${result.subtype.toUpperCase()}` });
-    }
+    const result = await resultOf(start(canUseTool, { options: {}, resuming: false }), options);
+    await end(request, result);
     return { result, requestId: request.requestId, approvals: asked };
   } catch (error) {
     await request.fail({ message: error instanceof Error ? error.message : String(error), code: "CLAUDE_AGENT_ERROR" }).catch(() => undefined);
     throw error;
   }
+}
+
+function beginInput(options: ClaudeAgentRunOptions) {
+  return { sessionId: options.sessionId, agent: options.agent, kind: options.kind, parentRequestId: options.parentRequestId, framework: "claude-agent" };
+}
+
+/** Reads the query to its end; its last result message is the run's. */
+async function resultOf(messages: AsyncIterable<SDKMessage>, options: ClaudeAgentRunOptions): Promise<SDKResultMessage> {
+  let result: SDKResultMessage | undefined;
+  for await (const message of messages) {
+    options.onMessage?.(message);
+    if (message.type === "result") result = message;
+  }
+  if (!result) throw new Error("the Claude Agent SDK's run ended without a result message");
+  return result;
+}
+
+/** Completes the run's request with the result's text, or fails it with why the run ended. */
+async function end(request: { complete(output?: unknown): Promise<unknown>; fail(error: { message: string; code?: string }): Promise<unknown> }, result: SDKResultMessage) {
+  if (result.subtype === "success" && !result.is_error) {
+    await request.complete({ result: result.result, claudeSessionId: result.session_id });
+    return;
+  }
+  // A success with is_error (such as a deferred call the resumed session could not run) says why in its result.
+  const why = result.subtype === "success" ? result.result : result.errors.join("; ");
+  const reason = result.subtype === "success" ? (result.terminal_reason ?? "error") : result.subtype;
+  await request.fail({ message: why || `the run ended with ${reason}`, code: `CLAUDE_AGENT_${reason.toUpperCase()}` });
+}
+
+/** What a durable run keeps in Tollgate (sealed) once a query has deferred a call: enough for any process to ask and resume. */
+interface DurableState {
+  claudeSessionId: string;
+  deferred: { id: string; name: string; input: Record<string, unknown> };
+}
+
+/**
+ * A durable run: each call the hook defers ends the query; the session and the
+ * call are kept before the call is asked about, so a process that dies at any
+ * point leaves either nothing asked or a kept call the next process asks about
+ * again under the same toolUseID (the same approval).
+ */
+async function runDurably(
+  start: (canUseTool: CanUseTool, continuation: ClaudeAgentContinuation) => AsyncIterable<SDKMessage>,
+  options: ClaudeAgentRunOptions,
+  runId: string,
+): Promise<ClaudeAgentRunResult> {
+  const run = await options.tollgate.beginRun({ runId, ...beginInput(options) });
+  let asked = 0;
+  const approvalOptions = { ...options, requestId: run.requestId };
+  const canUseTool = permissionCallback(approvalOptions, () => (asked += 1));
+  // The decisions this process has for deferred calls, by toolUseID, which the hook gives once the session resumes.
+  const decided = new Map<string, ApprovalResult>();
+  let kept = run.continued && run.state ? (JSON.parse(run.state) as DurableState) : null;
+  try {
+    for (;;) {
+      if (kept) {
+        const { deferred } = kept;
+        asked += 1;
+        decided.set(deferred.id, await askAndWait(approvalOptions, toolAsk(deferred.name, deferred.input, deferred.id, options.summary), new AbortController().signal));
+      }
+      const hooks = { PreToolUse: [{ ...(options.matcher ? { matcher: options.matcher } : {}), hooks: [deferringHook(decided)] }] };
+      const continuation = { options: { hooks, ...(kept ? { resume: kept.claudeSessionId } : {}) }, resuming: kept !== null };
+      const result = await resultOf(start(canUseTool, continuation), options);
+      if (result.subtype === "success" && result.terminal_reason === "tool_deferred" && result.deferred_tool_use) {
+        kept = { claudeSessionId: result.session_id, deferred: result.deferred_tool_use };
+        await run.save(JSON.stringify(kept));
+        continue;
+      }
+      await end(run, result);
+      return { result, requestId: run.requestId, approvals: asked };
+    }
+  } catch (error) {
+    run.stop();
+    // Another process drives the run now: its request is not this process's to end.
+    if (!(error instanceof RunDrivenElsewhereError)) {
+      await run.fail({ message: error instanceof Error ? error.message : String(error), code: "CLAUDE_AGENT_ERROR" }).catch(() => undefined);
+    }
+    throw error;
+  }
+}
+
+/**
+ * A durable run's PreToolUse hook: a call this process has a decision for gets
+ * it; any other is deferred (the query ends with it), so nothing waits inside
+ * the SDK, where a hook's timeout could let the call go ahead. Claude's
+ * questions are left to canUseTool.
+ */
+function deferringHook(decided: Map<string, ApprovalResult>): HookCallback {
+  return async (input): Promise<HookJSONOutput> => {
+    if (input.hook_event_name !== "PreToolUse" || input.tool_name === ASK_USER_QUESTION) return {};
+    const result = decided.get(input.tool_use_id);
+    if (!result) return { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "defer", permissionDecisionReason: "waits for a Tollgate approval" } };
+    const permission = permissionFor(result, (input.tool_input ?? {}) as Record<string, unknown>);
+    if (permission.behavior === "allow") return { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", updatedInput: permission.updatedInput } };
+    return {
+      ...(permission.interrupt ? { continue: false, stopReason: permission.message } : {}),
+      hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: permission.message },
+    };
+  };
+}
+
+function toolAsk(toolName: string, input: Record<string, unknown>, toolUseID: string, summary: string | undefined): Ask {
+  return { tool: toolName, args: input as Json, externalId: toolUseID, allow: TOOL_DECISIONS, ...(summary ? { summary } : {}) };
 }
 
 function permissionCallback(options: ClaudeAgentApprovalOptions, onAsked: () => void): CanUseTool {

@@ -1,0 +1,60 @@
+// Durable runs with the Claude Agent SDK: a run (runWithApprovals with a runId)
+// in its own process, on its own home, defers the call, keeps its Claude
+// session in Tollgate and waits; killed (SIGKILL) while waiting, or before the
+// decision, and started again with the same runId, it resumes the session
+// (its transcript from a shared sessionStore) on the same approval, asks
+// nothing again and runs the tool once; one process drives a run at a time.
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useDurableRuns } from "./agent-process.ts";
+import { startMessagesApi } from "./anthropic-messages-standin.ts";
+
+const AGENT = fileURLToPath(new URL("./fixtures-claude-agent-durable.ts", import.meta.url));
+
+const durable = useDurableRuns(AGENT, "claude-agent");
+const { newRun } = durable;
+
+// The model, shared by every process: the refund first (a call with a new id each time it is generated), then a sentence once it has the tool's result.
+let model: Awaited<ReturnType<typeof startMessagesApi>>;
+beforeAll(async () => {
+  model = await startMessagesApi([{ toolUse: { id: "toolu_refund_1001", name: "mcp__shop__refund", input: { order: "1001", amount: 40 } } }, { text: "Refunded." }], { freshIds: true });
+});
+afterAll(() => model?.close());
+
+const processEnv = () => ({ ANTHROPIC_BASE_URL: model.url, SESSIONS: path.join(durable.dir, "sessions") });
+
+// Each test starts two or three agent processes, each starting Claude Code one or more times: slow on a loaded machine.
+describe("durable runs: Claude Agent SDK", { timeout: 240_000 }, () => {
+  it("claude-agent durable: killed while waiting and started again on another home, the run resumes its session on the same approval; the edited call runs once; a second live process is refused", async () => {
+    const run = await newRun();
+    const first = run.start(processEnv());
+    const approval = await run.asked();
+    expect(approval).toMatchObject({ tool: "mcp__shop__refund", args: { order: "1001", amount: 40 }, externalId: expect.stringMatching(/^toolu_refund_1001_/), framework: "claude-agent" });
+    await first.kill();
+
+    const second = run.start(processEnv());
+    await second.line(/^begun continued/);
+    const intruder = run.start(processEnv());
+    expect(await intruder.line(/^error /)).toMatch(/RunDrivenElsewhereError/);
+    await durable.operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "edit", args: { order: "1001", amount: 30 } });
+    expect(await second.line(/^done /)).toBe("done Refunded.");
+
+    expect(await run.approvals()).toHaveLength(1);
+    expect((await run.toolRuns()).map((ran) => ran.args)).toEqual([{ order: "1001", amount: 30 }]);
+    expect(await durable.operator.request.get.query({ requestId: approval.requestId })).toMatchObject({ request: { status: "COMPLETED" } });
+  });
+
+  it("claude-agent durable: decided while no process waits, the decision is applied when the run is started again", async () => {
+    const run = await newRun();
+    const first = run.start(processEnv());
+    const approval = await run.asked();
+    await first.kill();
+    await durable.operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "approve" });
+
+    const second = run.start(processEnv());
+    expect(await second.line(/^done /)).toBe("done Refunded.");
+    expect(await run.approvals()).toHaveLength(1);
+    expect((await run.toolRuns()).map((ran) => ran.args)).toEqual([{ order: "1001", amount: 40 }]);
+  });
+});
