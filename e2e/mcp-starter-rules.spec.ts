@@ -1,9 +1,12 @@
 // A new workspace's Policies page offers starter rules for MCP servers: shown
 // in words, added only when the admin clicks, and then the rules' MCP
 // conditions (pinned tools, hints) show on their cards and in the editor.
+// An admin pins the tool of an MCP call from its review screen.
+import { createHash } from "node:crypto";
 import { expect, test } from "@playwright/test";
-import { BASE_URL } from "./fixtures";
-import { createOperator, finalScreenshot, unique } from "./helpers";
+import canonicalize from "canonicalize";
+import { ADMIN_EMAIL, BASE_URL } from "./fixtures";
+import { adminApi, agentCall, createOperator, finalScreenshot, logIn, unique } from "./helpers";
 
 test("a new workspace's policy page offers MCP starter rules, which apply only when the admin clicks", async ({ page }, testInfo) => {
   const founder = await createOperator("ADMIN");
@@ -45,5 +48,50 @@ test("a new workspace's policy page offers MCP starter rules, which apply only w
   await expect(page.getByLabel("Only tools an admin pinned")).toBeChecked();
   await expect(page.getByLabel("Read-only (readOnlyHint)")).toHaveValue("true");
   await testInfo.attach("starter-rules-editor", { body: await page.screenshot({ fullPage: true }), contentType: "image/png" });
+  await finalScreenshot(page, testInfo);
+});
+
+test("an admin pins an MCP tool from the review screen after reading its hash and description, and the approval then says it is pinned", async ({ page }, testInfo) => {
+  const agent = unique("files");
+  const tool = unique("read_file");
+  const definition = {
+    name: tool,
+    description: "Reads a file under the notes folder",
+    annotations: { title: "Read a file", readOnlyHint: true },
+    inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+  };
+  // What tollgate-mcp sends with a call: the tool as its server lists it.
+  const { sessionId } = await agentCall<{ sessionId: string }>("session.open", { title: unique("mcp") });
+  const begun = await agentCall<{ requestId: string }>("request.begin", { sessionId, agent, framework: "mcp" });
+  const { approvalId } = await agentCall<{ approvalId: string }>("approval.request", {
+    requestId: begun.requestId,
+    tool,
+    args: { path: "/notes/today.md" },
+    annotations: definition.annotations,
+    toolDefinition: definition,
+  });
+  const sha256 = createHash("sha256").update(canonicalize(definition)!).digest("hex");
+
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await logIn(page, undefined, undefined, `/approvals/${approvalId}`);
+  const section = page.getByRole("region", { name: "MCP tool, as the server listed it" });
+  await expect(section).toContainText(`${tool} of the server ${agent}`);
+  await expect(section).toContainText("not pinned");
+  await section.getByRole("button", { name: "Pin this tool…" }).click();
+  const confirm = section.getByRole("group", { name: "Pin this tool" });
+  await expect(confirm.getByTestId("pin-sha256")).toHaveText(sha256);
+  await expect(confirm.getByTestId("pin-description")).toHaveText(definition.description);
+  await testInfo.attach("pin-tool-1440x900", { body: await page.screenshot({ fullPage: true }), contentType: "image/png" });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await confirm.scrollIntoViewIfNeeded();
+  await testInfo.attach("pin-tool-390x844", { body: await page.screenshot(), contentType: "image/png" });
+
+  await confirm.getByRole("button", { name: `Pin ${tool}` }).click();
+  await expect(section.getByTestId("mcp-tool-pinned")).toHaveText(`pinned by ${ADMIN_EMAIL}`);
+  await expect(section.getByRole("button", { name: "Pin this tool…" })).toHaveCount(0);
+  const admin = await adminApi();
+  const pins = await admin.query<{ items: { agent: string; tool: string; sha256: string }[] }>("policy.pins");
+  await admin.dispose();
+  expect(pins.items.filter((pin) => pin.tool === tool)).toEqual([expect.objectContaining({ agent, tool, sha256 })]);
   await finalScreenshot(page, testInfo);
 });

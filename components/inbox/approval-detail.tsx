@@ -19,6 +19,7 @@ import { ApprovalNotifications, describeAsked } from "./approval-notifications";
 import { DecisionPanel, type DecisionPanelHandle } from "./decision-panel";
 import { clearDrafts, draftsOf } from "./drafts";
 import { RequestChain } from "./request-chain";
+import { McpToolSection } from "./mcp-tool";
 import { RiskFlags } from "./risk-flags";
 import { AgentStateAtAsk } from "./agent-state";
 import { CancelTask } from "./cancel-task";
@@ -327,6 +328,7 @@ export const ApprovalDetail = forwardRef<
       {approval.batch ? <PausedTogether approval={approval} /> : null}
 
       {approval.kind === "tool" ? <RiskFlags approval={approval} /> : null}
+      {approval.mcpTool ? <McpToolSection approval={approval} tool={approval.mcpTool} /> : null}
       <AgentStateAtAsk approval={approval} />
       {approval.kind !== "tool" && isEmptyArgs(approval.args) ? null : argsSection}
 

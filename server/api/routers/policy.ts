@@ -4,6 +4,7 @@ import { createPolicy } from "../../services/policies/create-policy.ts";
 import { deletePolicy } from "../../services/policies/delete-policy.ts";
 import { dryRunPolicies, simulatePolicyChange } from "../../services/policies/evaluate-policy.ts";
 import { listPolicies } from "../../services/policies/list-policies.ts";
+import { pinToolFromApproval } from "../../services/policies/pin-tool-from-approval.ts";
 import { listToolPins, pinTool, unpinTool } from "../../services/policies/tool-pins.ts";
 import { updatePolicy } from "../../services/policies/update-policy.ts";
 import { setWorkspaceGate, workspaceGate } from "../../services/policies/workspace-gate.ts";
@@ -63,6 +64,16 @@ export const policyRouter = router({
     .input(z.object({ agent: zCallName, definition: zToolDefinition }))
     .output(zToolPinView)
     .mutation(({ ctx, input }) => pinTool(ctx.deps, ctx.operator, input.agent, input.definition)),
+
+  /**
+   * Pins the tool a call through tollgate-mcp came with, as its server listed
+   * it at the call (kept on the approval), for the agent that asked. `sha256`
+   * is the hash the admin was shown: another is CONFLICT, and nothing is pinned.
+   */
+  pinToolFromApproval: adminProcedure
+    .input(z.object({ approvalId: zId("apr"), sha256: z.string().regex(/^[0-9a-f]{64}$/, "a hex SHA-256 (64 characters)") }))
+    .output(zToolPinView)
+    .mutation(({ ctx, input }) => pinToolFromApproval(ctx.deps, ctx.operator, input.approvalId, input.sha256)),
 
   pins: operatorProcedure
     .output(z.object({ items: z.array(zToolPinView) }))

@@ -76,6 +76,16 @@ function riskOf(approval: Approval) {
   return { label: approval.riskLabel, flags: riskFlags(approval.proposedArgs, annotations, rule) };
 }
 
+/**
+ * The MCP tool the call came with, as an admin would pin it from here: its
+ * hash covers the input schema too, which stays on the approval, unsent.
+ */
+function mcpToolOf(approval: Approval): { name: string; description: string | null; sha256: string } | null {
+  const definition = approval.toolDefinition as { name?: unknown; description?: unknown } | null;
+  if (!definition || !approval.toolDefinitionSha256 || typeof definition.name !== "string") return null;
+  return { name: definition.name, description: typeof definition.description === "string" ? definition.description : null, sha256: approval.toolDefinitionSha256 };
+}
+
 export function approvalItem(approval: ListedApproval, viewer?: Viewer, liveness?: Liveness) {
   const ask = { role: approval.askedRole ?? approval.requiredRole, operators: approval.askedOperators, group: approval.askedGroup };
   return {
@@ -112,6 +122,7 @@ export function approvalItem(approval: ListedApproval, viewer?: Viewer, liveness
     executionDeviated: approval.executionDeviated,
     policy: approval.policyId ? { policyId: approval.policyId, name: approval.policyName, version: approval.policyVersion } : null,
     annotations: (approval.toolAnnotations ?? null) as ToolAnnotations | null,
+    mcpTool: mcpToolOf(approval),
     // What the reviewer must look at: the rule's label (as it was when asked) and every flag found.
     risk: riskOf(approval),
     decider: approval.deciderKind,

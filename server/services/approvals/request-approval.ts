@@ -24,7 +24,7 @@ import { askOf, escalationDueAt, reminderDueAt, type Route } from "../../domain/
 import { publishChanges, transact, withRetries } from "../transaction.ts";
 import { approvalResult, type ApprovalResult } from "./approval-views.ts";
 import type { ToolAnnotations } from "../../domain/risk.ts";
-import type { ToolDefinition } from "../../domain/tool-pins.ts";
+import { toolDefinitionSha256, type ToolDefinition } from "../../domain/tool-pins.ts";
 import { pinFacts } from "../policies/tool-pins.ts";
 import { signReceipt } from "./finish-approval.ts";
 import { refuseMixedScripts } from "../workspaces/name-scripts.ts";
@@ -434,6 +434,7 @@ async function gate(
     riskLabel: rule?.riskLabel ?? null,
     riskPaths: rule?.riskPaths ?? [],
     toolAnnotations: (input.annotations ?? null) as Approval["toolAnnotations"],
+    ...definitionColumns(input),
     createdAt: now,
   };
   const requested = { type: "approval.requested", data: { approvalId: asked.id, args: input.args, policy: rule?.name ?? null } };
@@ -471,6 +472,17 @@ async function gate(
     now,
   );
   return { approval, approvalJson: JSON.stringify(approval), traces: [requested], notifications, audit: null };
+}
+
+/**
+ * The tool's definition as its server listed it, with its pin hash: kept so
+ * an admin can pin exactly what the reviewer saw. One for another tool than
+ * the call's is not this call's (the rules ignore it too).
+ */
+function definitionColumns(input: RequestApprovalInput): Pick<Approval, "toolDefinition" | "toolDefinitionSha256"> {
+  const definition = input.toolDefinition;
+  if (!definition || definition.name !== input.tool) return { toolDefinition: null, toolDefinitionSha256: null };
+  return { toolDefinition: definition as unknown as Approval["toolDefinition"], toolDefinitionSha256: toolDefinitionSha256(definition) };
 }
 
 /**

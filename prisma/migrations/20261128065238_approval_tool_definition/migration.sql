@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Approval" ADD COLUMN     "toolDefinition" JSONB,
+ADD COLUMN     "toolDefinitionSha256" TEXT;
