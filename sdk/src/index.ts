@@ -28,6 +28,12 @@ export interface TollgateOptions {
   /** Names this process when it claims a tool's execution; defaults to a random id per client. */
   replicaId?: string;
   /**
+   * Names this process as the holder of the durable runs it begins (their
+   * lease); defaults to replicaId. A process started again in place of one
+   * that died can hold the dead one's runs as it did, taking them over at once.
+   */
+  runHolder?: string;
+  /**
    * Hold one connection on which decisions are pushed the moment they commit
    * (default true); false, or a connection that cannot be made, long-polls.
    */
@@ -82,6 +88,7 @@ export function createTollgate(options: TollgateOptions) {
   // Approvals whose tool already ran in this process: a decision delivered twice runs nothing twice.
   const executed = new Map<string, Promise<GateOutcome<unknown>>>();
   const replicaId = options.replicaId ?? randomUUID();
+  const runHolder = options.runHolder ?? replicaId;
 
   async function withRetry<T>(send: () => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
@@ -249,7 +256,7 @@ export function createTollgate(options: TollgateOptions) {
   async function beginRun(input: Omit<ProcedureInput<"run.begin">, "holder">) {
     let begun;
     try {
-      begun = await withRetry(() => call("run.begin", { ...input, holder: replicaId }));
+      begun = await withRetry(() => call("run.begin", { ...input, holder: runHolder }));
     } catch (error) {
       if (error instanceof TRPCClientError && error.data?.code === "CONFLICT") throw new RunDrivenElsewhereError(input.runId, error.message);
       throw error;
@@ -260,7 +267,7 @@ export function createTollgate(options: TollgateOptions) {
     const hold = async (stateToKeep?: string | null) => {
       if (takenOver) throw takenOver;
       try {
-        await withRetry(() => call("run.hold", { runId, holder: replicaId, ...(stateToKeep === undefined ? {} : { state: stateToKeep }) }));
+        await withRetry(() => call("run.hold", { runId, holder: runHolder, ...(stateToKeep === undefined ? {} : { state: stateToKeep }) }));
       } catch (error) {
         if (error instanceof TRPCClientError && error.data?.code === "CONFLICT") throw (takenOver = new RunDrivenElsewhereError(runId, error.message));
         throw error;

@@ -3,6 +3,7 @@
 // (Claude Desktop, Cursor, VS Code, Claude Code) runs in place of the server's
 // own command; every tool call is then decided in Tollgate. stdout carries
 // the protocol, so everything the gateway says goes to stderr.
+import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -12,7 +13,8 @@ import { createTollgate } from "../index.ts";
 import { toolCallGate } from "./gate-tool-call.ts";
 import { serveClient, type GatewayConnection } from "./gateway.ts";
 import { listen } from "./listen.ts";
-import { openRun, type Run } from "./run.ts";
+import { holderOfDeadGateway, openRun, runStateFile, type Run } from "./run.ts";
+import { TaskJournal } from "./task-journal.ts";
 
 const USAGE = `usage: tollgate-mcp --url <Tollgate URL> [--agent <name>] [--run-id <id>] [--session-title <title>]
                     [--no-results] [--progress-interval <ms>] [--state-dir <folder>]
@@ -89,11 +91,16 @@ async function main() {
   const progressIntervalMs = values["progress-interval"] === undefined ? 15_000 : Number(values["progress-interval"]);
   if (!Number.isInteger(progressIntervalMs) || progressIntervalMs < 10) fail("--progress-interval is a number of milliseconds (at least 10)");
 
-  const tollgate = createTollgate({ url, apiKey, networkRetries: 2 });
+  const runId = values["run-id"];
+  const runFile = runId === undefined ? undefined : runStateFile({ url, apiKey, stateDir: values["state-dir"] }, runId);
+  const holder = (runFile && (await holderOfDeadGateway(runFile))) || randomUUID();
+  const tollgate = createTollgate({ url, apiKey, networkRetries: 2, runHolder: holder });
   let run: Promise<Run> | null = null;
   let gate: ReturnType<typeof toolCallGate> | null = null;
   const connection: GatewayConnection = {
     log,
+    // Only a run that can be continued has tasks to take up again.
+    taskJournal: runFile === undefined ? undefined : new TaskJournal(runFile.replace(/\.json$/, ".tasks.json")),
     upstream: () => {
       if (values.upstream) return new StreamableHTTPClientTransport(new URL(values.upstream), { requestInit: { headers: upstreamHeaders() } });
       const [command, ...args] = positionals;
@@ -106,7 +113,7 @@ async function main() {
       // Opened now, so what a dead gateway left is canceled at once; again at a call after a
       // failure, as Tollgate may be down when the client starts the gateway.
       const openedRun = () => {
-        run ??= openRun({ tollgate, url, apiKey, agent, runId: values["run-id"], sessionTitle: values["session-title"], stateDir: values["state-dir"], log }).catch((error) => {
+        run ??= openRun({ tollgate, url, apiKey, agent, runId, holder, sessionTitle: values["session-title"], stateDir: values["state-dir"], log }).catch((error) => {
           run = null;
           throw error;
         });

@@ -31,6 +31,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { toolCallGate } from "./gate-tool-call.ts";
+import type { JournaledTask, TaskJournal } from "./task-journal.ts";
 
 export const GATEWAY_INFO: Implementation = { name: "tollgate-mcp", version: "0.1.0" };
 
@@ -47,6 +48,8 @@ export interface GatewayConnection {
   /** The gate for this connection's tool calls, once the upstream has said who it is. */
   gateFor: (upstreamInfo: Implementation) => Promise<ReturnType<typeof toolCallGate>>;
   log: (line: string) => void;
+  /** Where a gateway with a run id notes the tasks it is deciding (absent: tasks live in memory only). */
+  taskJournal?: TaskJournal;
 }
 
 type Params = Record<string, unknown> & { _meta?: Record<string, unknown> & { progressToken?: string | number } };
@@ -67,6 +70,13 @@ function withoutProgressToken(params: unknown): { params: Params | undefined; to
  */
 class GatewayTaskStore extends InMemoryTaskStore {
   readonly running = new Map<string, AbortController>();
+
+  /** A task a stopped gateway of the run noted, under its own id, working again (InMemoryTaskStore's entry, whole). */
+  restore(noted: JournaledTask, statusMessage: string, pollInterval: number): void {
+    const entries = (this as unknown as { tasks: Map<string, { task: Task; request: unknown; requestId: number }> }).tasks;
+    const task: Task = { taskId: noted.taskId, status: "working", statusMessage, ttl: noted.ttl, createdAt: noted.createdAt, lastUpdatedAt: new Date().toISOString(), pollInterval };
+    entries.set(noted.taskId, { task, request: { method: "tools/call", params: { name: noted.name, arguments: noted.arguments } }, requestId: 0 });
+  }
 
   override async updateTaskStatus(taskId: string, status: Task["status"], statusMessage?: string, sessionId?: string): Promise<void> {
     await super.updateTaskStatus(taskId, status, statusMessage, sessionId);
@@ -159,6 +169,7 @@ export async function serveClient(clientSide: Transport, connection: GatewayConn
     upstream = await connectUpstream(request);
     adoptUpstream(server, upstream);
     gate = await connection.gateFor(upstream.getServerVersion() ?? GATEWAY_INFO);
+    server.oninitialized = await takeUpJournaledTasks(upstream);
     return (server as unknown as { _oninitialize(request: InitializeRequest): Promise<InitializeResult> })._oninitialize(request);
   });
 
@@ -173,7 +184,7 @@ export async function serveClient(clientSide: Transport, connection: GatewayConn
       const known = await listedTools(client).catch(() => new Map<string, Tool>());
       const tool = known.get(call.name);
       const runUpstream = (signal: AbortSignal) => (args: Record<string, unknown>) => callUpstreamTool(client, { ...call, arguments: args }, tool, signal);
-      if (asTask) return startTask(call, tool, extra as never, runUpstream);
+      if (asTask) return startTask(call, tool, token, extra as never, runUpstream);
       return gate!(
         call.name,
         call.arguments ?? {},
@@ -190,6 +201,12 @@ export async function serveClient(clientSide: Transport, connection: GatewayConn
     void handled.catch(() => undefined).finally(() => handling.delete(handled));
     return handled as never;
   };
+  type TaskStoreOfRequest = {
+    createTask: (params: { ttl?: number | null; pollInterval?: number }) => Promise<Task>;
+    updateTaskStatus: (id: string, status: Task["status"], message?: string) => Promise<void>;
+    storeTaskResult: (id: string, status: "completed" | "failed", result: CallToolResult) => Promise<void>;
+  };
+
   /**
    * A task-augmented call: the client gets its task at once, "working" while
    * the approval waits and the call runs; the task ends with the tool's
@@ -199,28 +216,72 @@ export async function serveClient(clientSide: Transport, connection: GatewayConn
   async function startTask(
     call: CallToolRequest["params"],
     tool: Tool | undefined,
-    extra: { taskStore?: { createTask: (params: { ttl?: number | null; pollInterval?: number }) => Promise<Task>; updateTaskStatus: (id: string, status: Task["status"], message?: string) => Promise<void>; storeTaskResult: (id: string, status: "completed" | "failed", result: CallToolResult) => Promise<void> }; taskRequestedTtl?: number },
+    progressToken: string | number | undefined,
+    extra: { taskStore?: TaskStoreOfRequest; taskRequestedTtl?: number },
     runUpstream: (signal: AbortSignal) => (args: Record<string, unknown>) => Promise<CallToolResult>,
   ): Promise<CreateTaskResult> {
     const store = extra.taskStore!;
     const task = await store.createTask({ ttl: extra.taskRequestedTtl ?? null, pollInterval: TASK_POLL_MS });
+    await connection.taskJournal?.add({ taskId: task.taskId, name: call.name, arguments: call.arguments ?? {}, ttl: task.ttl ?? null, createdAt: task.createdAt });
+    followTask(task.taskId, store, call, tool, progressToken, runUpstream);
+    return { task };
+  }
+
+  /** Gates the task's call and ends the task with what it answered (or leaves it canceled). */
+  function followTask(
+    taskId: string,
+    store: TaskStoreOfRequest,
+    call: CallToolRequest["params"],
+    tool: Tool | undefined,
+    progressToken: string | number | undefined,
+    runUpstream: (signal: AbortSignal) => (args: Record<string, unknown>) => Promise<CallToolResult>,
+  ): void {
     const stop = new AbortController();
-    tasks.running.set(task.taskId, stop);
-    const say = (message: string) => store.updateTaskStatus(task.taskId, "working", message).catch(() => undefined);
+    tasks.running.set(taskId, stop);
+    const say = (message: string) => store.updateTaskStatus(taskId, "working", message).catch(() => undefined);
     const settled = (async () => {
       await say(TASK_WAITING);
-      const result = await gate!(call.name, call.arguments ?? {}, tool, { signal: stop.signal, sendProgress: async () => undefined }, async (args) => {
+      // The task was answered at once, so its progress goes out unrelated to that request (over Streamable HTTP, on the client's own stream);
+      // the MCP SDK's client keeps a task's progress token alive until the task ends.
+      const sendProgress = (progress: number, message: string) =>
+        server.notification({ method: "notifications/progress", params: { progressToken: progressToken!, progress, message } });
+      const result = await gate!(call.name, call.arguments ?? {}, tool, { signal: stop.signal, progressToken, sendProgress }, async (args) => {
         await say("approved in Tollgate; the MCP server runs the tool");
         return runUpstream(stop.signal)(args);
       });
       // A task the client canceled is over already; what the gate answered is for nobody.
-      if (!stop.signal.aborted) await store.storeTaskResult(task.taskId, result.isError ? "failed" : "completed", result);
+      if (!stop.signal.aborted) await store.storeTaskResult(taskId, result.isError ? "failed" : "completed", result);
     })()
-      .catch((error: Error) => connection.log(`tollgate-mcp: task ${task.taskId} (${call.name}) could not be finished: ${error.message}`))
-      .finally(() => tasks.running.delete(task.taskId));
+      .catch((error: Error) => connection.log(`tollgate-mcp: task ${taskId} (${call.name}) could not be finished: ${error.message}`))
+      .finally(async () => {
+        tasks.running.delete(taskId);
+        await connection.taskJournal?.remove(taskId).catch((error: Error) => connection.log(`tollgate-mcp: could not note that task ${taskId} ended: ${error.message}`));
+      });
     handling.add(settled);
     void settled.finally(() => handling.delete(settled));
-    return { task };
+  }
+
+  /**
+   * The tasks a gateway of this run left unfinished when it stopped: known
+   * again under their ids, "working", before the client's initialize is
+   * answered (so its first tasks/get finds them); their calls are gated again
+   * once it is (which, in a continued run, finds the approval still waiting
+   * instead of asking twice).
+   */
+  async function takeUpJournaledTasks(client: Client): Promise<() => void> {
+    const noted = (await connection.taskJournal?.read()) ?? [];
+    if (noted.length === 0) return () => undefined;
+    const known = await listedTools(client).catch(() => new Map<string, Tool>());
+    for (const record of noted) tasks.restore(record, TASK_WAITING, TASK_POLL_MS);
+    return () => {
+      const store = (server as unknown as { requestTaskStore(request: undefined, sessionId: undefined): TaskStoreOfRequest }).requestTaskStore(undefined, undefined);
+      for (const record of noted) {
+        const call = { name: record.name, arguments: record.arguments };
+        const tool = known.get(record.name);
+        followTask(record.taskId, store, call, tool, undefined, (signal) => (args) => callUpstreamTool(client, { ...call, arguments: args }, tool, signal));
+        connection.log(`tollgate-mcp: took up task ${record.taskId} (${record.name}) of the run`);
+      }
+    };
   }
 
   server.fallbackNotificationHandler = async (notification: Notification) => {

@@ -28,6 +28,8 @@ export interface RunOptions {
   agent: string;
   /** Given by the user: a restarted gateway takes the run over. */
   runId?: string;
+  /** The replica id the gateway's Tollgate client asks as: the run's lease holder. */
+  holder?: string;
   sessionTitle?: string;
   /** Where runs are remembered (default $XDG_STATE_HOME/tollgate-mcp or ~/.local/state/tollgate-mcp). */
   stateDir?: string;
@@ -43,6 +45,8 @@ export interface Run extends RunIds {
 
 interface Remembered extends RunIds {
   pid: number;
+  /** The lease holder the gateway asked Tollgate as (its replica id). */
+  holder?: string;
 }
 
 export function defaultStateDir(): string {
@@ -72,7 +76,18 @@ async function recall(file: string): Promise<Remembered | null> {
   return null;
 }
 
-async function remember(file: string, ids: RunIds): Promise<void> {
+/**
+ * The lease holder a gateway of this run that died here asked as: one started
+ * again with the run id holds the run as it did, and takes it over at once
+ * instead of being refused until the dead one's lease lapses. A live
+ * gateway's is never reused: a second one is refused, as it should be.
+ */
+export async function holderOfDeadGateway(file: string): Promise<string | undefined> {
+  const earlier = await recall(file);
+  return earlier?.holder && !alive(earlier.pid) ? earlier.holder : undefined;
+}
+
+async function remember(file: string, ids: RunIds & { holder?: string }): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   // Written whole, then renamed over the old one: a crash leaves one or the other.
   const partial = `${file}.${process.pid}.tmp`;
@@ -80,12 +95,16 @@ async function remember(file: string, ids: RunIds): Promise<void> {
   await rename(partial, file);
 }
 
+/** The run's file in the state folder: the key is hashed into the name, never written, so two keys never share a run. */
+export function runStateFile(options: Pick<RunOptions, "url" | "apiKey" | "stateDir">, runId: string): string {
+  return path.join(options.stateDir ?? defaultStateDir(), `${sha256(`${options.url}\n${sha256(options.apiKey)}\n${runId}`).slice(0, 32)}.json`);
+}
+
 /** Begins this gateway's run, or takes over (or cleans up after) the one a dead gateway left. */
 export async function openRun(options: RunOptions): Promise<Run> {
   const { tollgate } = options;
   const runId = options.runId ?? `${options.agent}@${process.cwd()}`;
-  // The key is hashed into the name, never written: two keys never share a run.
-  const file = path.join(options.stateDir ?? defaultStateDir(), `${sha256(`${options.url}\n${sha256(options.apiKey)}\n${runId}`).slice(0, 32)}.json`);
+  const file = runStateFile(options, runId);
   const earlier = await recall(file);
   const openSession = () => tollgate.openSession({ title: options.sessionTitle ?? `MCP: ${options.agent}`, metadata: { gateway: "tollgate-mcp", agent: options.agent } });
 
@@ -94,7 +113,7 @@ export async function openRun(options: RunOptions): Promise<Run> {
     const sessionId = earlier?.sessionId ?? (await openSession()).sessionId;
     const run = await tollgate.beginRun({ runId: options.runId, sessionId, agent: options.agent, kind: "orchestrator", framework: "mcp" });
     const ids = { sessionId: run.sessionId, taskId: run.taskId, rootRequestId: run.requestId };
-    await remember(file, ids);
+    await remember(file, { ...ids, holder: options.holder });
     if (run.continued) options.log(`tollgate-mcp: run "${options.runId}" continued (session ${run.sessionId})`);
     return { ...ids, resumed: run.continued, end: async () => void (await run.complete()) };
   }
