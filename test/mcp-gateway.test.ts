@@ -14,6 +14,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, CreateMessageRequestSchema, CreateTaskResultSchema, ElicitRequestSchema, ListRootsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OperatorClient } from "./clients.ts";
+import { toolDefinitionSha256 } from "../server/domain/tool-pins.ts";
 import { AGENT_KEY } from "./harness.ts";
 import { useTestServer, type TestServer } from "./server.ts";
 
@@ -222,13 +223,16 @@ describe("tollgate-mcp and MCP tasks", () => {
     const tasks = tasked.client.experimental.tasks;
     expect(tasked.client.getServerCapabilities()?.tasks?.requests?.tools?.call).toEqual({});
     expect((await tasked.client.listTools()).tools.find((tool) => tool.name === "export_report")?.execution).toEqual({ taskSupport: "required" });
-    const startTask = async (name: string, args: Record<string, unknown>) =>
-      (await tasked.client.request({ method: "tools/call", params: { name, arguments: args } }, CreateTaskResultSchema, { task: { ttl: 120_000 } })).task;
+    const startTask = async (name: string, args: Record<string, unknown>, onprogress?: () => void) =>
+      (await tasked.client.request({ method: "tools/call", params: { name, arguments: args } }, CreateTaskResultSchema, { task: { ttl: 120_000 }, ...(onprogress && { onprogress }) })).task;
     const statusOf = async (taskId: string) => (await tasks.getTask(taskId)).status;
     try {
-      const approvedTask = await startTask("delete_file", { path: "/task-approved" });
+      // A client that gave a progress token hears, after it has its task, that the task still waits.
+      let beats = 0;
+      const approvedTask = await startTask("delete_file", { path: "/task-approved" }, () => (beats += 1));
       expect(approvedTask.status).toBe("working");
       const [approval] = await pending({ tool: "delete_file", text: "/task-approved" });
+      await expect.poll(() => beats, { timeout: 15_000 }).toBeGreaterThanOrEqual(3);
       await expect.poll(async () => (await tasks.getTask(approvedTask.taskId)).statusMessage, { timeout: 10_000 }).toBe("waiting for a decision in Tollgate");
       expect(await statusOf(approvedTask.taskId)).toBe("working");
       expect(await tasked.ran()).toEqual([]);
@@ -268,27 +272,45 @@ describe("tollgate-mcp and MCP tasks", () => {
 });
 
 describe("tollgate-mcp under rules that know MCP", () => {
-  it("mcp gateway: pinned read-only tools of the files server are approved at once; when the server changes the tool's description, a person decides again", async () => {
-    const first = await connect();
-    const listed = (await first.client.listTools()).tools.find((tool) => tool.name === "read_file")!;
-    // The admin pins the tool as the server lists it, and lets its pinned read-only tools through.
-    await operator.policy.pinTool.mutate({ agent: "files", definition: listed as never });
+  it("mcp gateway: an admin pins a tool from its call's approval, by the hash shown; then pinned read-only tools of the files server are approved at once, and when the server changes the tool's description a person decides again", async () => {
     const { policyId } = await operator.policy.create.mutate({ name: "pinned reads of files", match: { agent: "files", pinned: true, annotations: { readOnlyHint: true } }, outcome: "approve" });
     // Read back whole: a console that lost the conditions would widen the rule when saving an edit.
     const stored = (await operator.policy.list.query()).items.find((rule) => rule.policyId === policyId);
     expect(stored?.match).toEqual({ agent: "files", pinned: true, annotations: { readOnlyHint: true } });
+    const first = await connect();
     try {
+      // Not pinned yet: a person decides, and the approval keeps the tool as the server listed it.
+      const beforePin = call(first.client, "read_file", { path: "/before-pin" });
+      const [approval] = await pending({ tool: "read_file", text: "/before-pin" });
+      const listed = (await first.client.listTools()).tools.find((tool) => tool.name === "read_file")!;
+      const sha256 = toolDefinitionSha256({ name: listed.name, description: listed.description, annotations: listed.annotations, inputSchema: listed.inputSchema });
+      const shown = (await operator.approval.get.query({ approvalId: approval!.approvalId })).mcpTool;
+      expect(shown).toEqual({ name: "read_file", description: "Reads a file", sha256 });
+
+      // What the admin was not shown is not pinned.
+      await expect(operator.policy.pinToolFromApproval.mutate({ approvalId: approval!.approvalId, sha256: "0".repeat(64) })).rejects.toThrow(/not 0{64} as you were shown; nothing was pinned/);
+      expect((await operator.policy.pins.query()).items.filter((pin) => pin.agent === "files")).toEqual([]);
+      const pin = await operator.policy.pinToolFromApproval.mutate({ approvalId: approval!.approvalId, sha256 });
+      expect(pin).toMatchObject({ agent: "files", tool: "read_file", sha256 });
+      await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
+      expect(textOf(await beforePin)).toBe("contents of /before-pin");
+
+      // The next identical call is the pinned tool: the rule approves it, nobody is asked.
       expect(textOf(await call(first.client, "read_file", { path: "/pinned" }))).toBe("contents of /pinned");
+      const [auto] = (await operator.approval.list.query({ agent: "files", tool: "read_file", text: "/pinned" })).items;
+      expect(auto).toMatchObject({ status: "APPROVED", decider: "policy", policy: { name: "pinned reads of files" } });
       await first.client.close();
 
       const changed = await connect({ env: { UPSTREAM_READ_DESCRIPTION: "Reads a file and uploads it to a third party" } });
       const asked = call(changed.client, "read_file", { path: "/pinned-but-changed" });
-      const [approval] = await pending({ tool: "read_file", text: "/pinned-but-changed" });
-      expect(approval!.summary).toContain("uploads it to a third party");
-      await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "reject", message: "the tool changed since it was pinned" });
+      const [again] = await pending({ tool: "read_file", text: "/pinned-but-changed" });
+      expect(again!.summary).toContain("uploads it to a third party");
+      expect(again!.mcpTool?.sha256).not.toBe(sha256);
+      await operator.approval.decide.mutate({ approvalId: again!.approvalId, action: "reject", message: "the tool changed since it was pinned" });
       expect((await asked).isError).toBe(true);
       expect(await changed.ran()).toEqual([]);
       await changed.client.close();
+      await operator.policy.unpinTool.mutate({ pinId: pin.pinId });
     } finally {
       await operator.policy.delete.mutate({ policyId });
     }
@@ -342,6 +364,31 @@ describe("tollgate-mcp fails closed and survives its own death", () => {
     await second.client.close();
   });
 
+  it("mcp gateway: a task waiting when its gateway is killed is the task of the gateway started again with the run id: tasks/get says it waits, no second approval is asked, and approved, tasks/result gives what ran once", async () => {
+    const log = path.join(scratch, "task-restart.log");
+    const first = await connect({ runId: "task-restart-run", log, env: { UPSTREAM_TASKS: "1" } });
+    const { task } = await first.client.request({ method: "tools/call", params: { name: "delete_file", arguments: { path: "/task-restart" } } }, CreateTaskResultSchema, { task: { ttl: 600_000 } });
+    const [approval] = await pending({ tool: "delete_file", text: "/task-restart" });
+    process.kill(first.transport.pid!, "SIGKILL");
+    await first.client.close();
+
+    const second = await connect({ runId: "task-restart-run", log, env: { UPSTREAM_TASKS: "1" } });
+    try {
+      const tasks = second.client.experimental.tasks;
+      expect(await tasks.getTask(task.taskId)).toMatchObject({ taskId: task.taskId, status: "working", statusMessage: "waiting for a decision in Tollgate" });
+      const [still] = await pending({ tool: "delete_file", text: "/task-restart" });
+      expect(still!.approvalId).toBe(approval!.approvalId);
+      await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
+      await expect.poll(async () => (await tasks.getTask(task.taskId)).status, { timeout: 15_000 }).toBe("completed");
+      expect(textOf((await tasks.getTaskResult(task.taskId, CallToolResultSchema)) as CallToolResult)).toBe("deleted /task-restart");
+      expect(await second.ran()).toEqual([{ tool: "delete_file", args: { path: "/task-restart" } }]);
+      const asked = await operator.approval.list.query({ agent: "files", tool: "delete_file", text: "/task-restart" });
+      expect(asked.items.map((item) => item.approvalId)).toEqual([approval!.approvalId]);
+    } finally {
+      await second.client.close();
+    }
+  });
+
   it("mcp gateway: started again without a run id, it cancels what the dead gateway left pending", async () => {
     const first = await connect();
     void call(first.client, "delete_file", { path: "/orphaned" }).catch(() => undefined);
@@ -357,39 +404,77 @@ describe("tollgate-mcp fails closed and survives its own death", () => {
 });
 
 describe("tollgate-mcp over Streamable HTTP", () => {
+  // One upstream server over HTTP and one gateway serving HTTP, shared by the block's clients;
+  // the gateways a test needs of its own (Tollgate unreachable, a run restarted) reach the same upstream.
   const TOKEN = "listen-token-0123456789abcdef";
+  const UPSTREAM_ENV = { TOLLGATE_AGENT_KEY: AGENT_KEY, TOLLGATE_MCP_LISTEN_TOKEN: TOKEN, TOLLGATE_MCP_UPSTREAM_HEADER_AUTHORIZATION: "Bearer upstream-secret" };
   const children: ReturnType<typeof spawn>[] = [];
+  let upstreamUrl: string;
   let gatewayUrl: string;
   let log: string;
 
-  /** Starts a process and waits for the line it prints that matches `ready` (on stdout or stderr). */
-  async function started(args: readonly string[], env: Record<string, string>, ready: RegExp): Promise<string> {
+  /** Starts a process and waits for the line it prints that matches `ready` (on stdout or stderr); `output` waits for a later line. */
+  async function started(args: readonly string[], env: Record<string, string>, ready: RegExp) {
     const child = spawn(args[0]!, args.slice(1), { cwd: scratch, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     children.push(child);
     let output = "";
-    return new Promise((resolve, reject) => {
-      const look = (chunk: Buffer) => {
-        output += chunk;
-        const found = ready.exec(output);
-        if (found) resolve(found[1]!);
-      };
-      child.stdout!.on("data", look);
-      child.stderr!.on("data", look);
-      child.on("exit", (code) => reject(new Error(`exited with ${code}: ${output}`)));
-    });
+    const watchers = new Set<() => void>();
+    const look = (chunk: Buffer) => {
+      output += chunk;
+      for (const watcher of watchers) watcher();
+    };
+    child.stdout!.on("data", look);
+    child.stderr!.on("data", look);
+    const printed = (pattern: RegExp) =>
+      new Promise<string>((resolve, reject) => {
+        const watcher = () => {
+          const found = pattern.exec(output);
+          if (found) {
+            watchers.delete(watcher);
+            resolve(found[1] ?? found[0]);
+          }
+        };
+        watchers.add(watcher);
+        child.once("exit", (code) => reject(new Error(`exited with ${code}: ${output}`)));
+        watcher();
+      });
+    return { child, url: await printed(ready), printed };
   }
 
+  /** A gateway serving HTTP in front of the shared upstream. */
+  const gateway = (args: string[] = [], url = test.url) =>
+    started([...tsx(CLI), "--url", url, "--listen", "0", "--upstream", upstreamUrl, "--progress-interval", "100", "--state-dir", path.join(scratch, "state"), ...args], UPSTREAM_ENV, /serving MCP at (http:\S+)\n/);
+
+  /** An MCP client over HTTP; like connect()'s, it answers elicitations with `confirmed: true`. */
+  async function httpClient(url = gatewayUrl) {
+    const client = new Client({ name: "http-client", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } } });
+    const elicited: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      elicited.push(request.params.message);
+      return { action: "accept", content: { confirmed: true } };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+    return { client, elicited };
+  }
+
+  /** What the upstream ran for these paths (the log is the block's). */
+  const ranFor = async (...paths: string[]) =>
+    (await readFile(log, "utf8"))
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { tool: string; args: Record<string, unknown> })
+      .filter((entry) => paths.includes(entry.args.path as string) || paths.includes(entry.args.question as string));
+
+  let shared: Awaited<ReturnType<typeof httpClient>>;
   beforeAll(async () => {
     log = path.join(scratch, "http-upstream.log");
     await writeFile(log, "");
-    const upstreamUrl = await started(tsx(UPSTREAM), { UPSTREAM_HTTP: "1", UPSTREAM_TOKEN: "upstream-secret", UPSTREAM_LOG: log }, /^(http:\S+)\n/m);
-    gatewayUrl = await started(
-      [...tsx(CLI), "--url", test.url, "--listen", "0", "--upstream", upstreamUrl, "--state-dir", path.join(scratch, "state")],
-      { TOLLGATE_AGENT_KEY: AGENT_KEY, TOLLGATE_MCP_LISTEN_TOKEN: TOKEN, TOLLGATE_MCP_UPSTREAM_HEADER_AUTHORIZATION: "Bearer upstream-secret" },
-      /serving MCP at (http:\S+)\n/,
-    );
+    upstreamUrl = (await started(tsx(UPSTREAM), { UPSTREAM_HTTP: "1", UPSTREAM_TOKEN: "upstream-secret", UPSTREAM_LOG: log }, /^(http:\S+)\n/m)).url;
+    gatewayUrl = (await gateway()).url;
+    shared = await httpClient();
   }, 180_000);
-  afterAll(() => {
+  afterAll(async () => {
+    await shared?.client.close();
     for (const child of children) child.kill();
   });
 
@@ -414,15 +499,71 @@ describe("tollgate-mcp over Streamable HTTP", () => {
     });
     expect(rebound).toBe(403);
 
-    const client = new Client({ name: "http-client", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(gatewayUrl), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
-    const { tools } = await client.listTools();
+    const { tools } = await shared.client.listTools();
     expect(tools.find((tool) => tool.name === "read_file")?.annotations).toMatchObject({ readOnlyHint: true });
-    const called = call(client, "read_file", { path: "/over-http" });
+    const called = call(shared.client, "read_file", { path: "/over-http" });
     const [approval] = await pending({ tool: "read_file", text: "/over-http" });
     await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
     expect(textOf(await called)).toBe("contents of /over-http");
-    expect((await readFile(log, "utf8")).trim().split("\n").map((line) => JSON.parse(line))).toEqual([{ tool: "read_file", args: { path: "/over-http" } }]);
-    await client.close();
+    expect(await ranFor("/over-http")).toEqual([{ tool: "read_file", args: { path: "/over-http" } }]);
+  });
+
+  it("mcp gateway over HTTP: edit runs the operator's arguments, reject says the operator's message and never reaches the upstream, respond answers without running", async () => {
+    const edited = call(shared.client, "delete_file", { path: "/http-edit" });
+    const [toEdit] = await pending({ tool: "delete_file", text: "/http-edit" });
+    await operator.approval.decide.mutate({ approvalId: toEdit!.approvalId, action: "edit", args: { path: "/http-edited" } });
+    expect(textOf(await edited)).toBe("deleted /http-edited");
+
+    const rejected = call(shared.client, "delete_file", { path: "/http-reject" });
+    const [toReject] = await pending({ tool: "delete_file", text: "/http-reject" });
+    await operator.approval.decide.mutate({ approvalId: toReject!.approvalId, action: "reject", message: "not over HTTP either" });
+    const refusal = await rejected;
+    expect(refusal.isError).toBe(true);
+    expect(textOf(refusal)).toContain("not over HTTP either");
+
+    const answered = call(shared.client, "read_file", { path: "/http-respond" });
+    const [toAnswer] = await pending({ tool: "read_file", text: "/http-respond" });
+    await operator.approval.decide.mutate({ approvalId: toAnswer!.approvalId, action: "respond", message: "it says hello" });
+    const response = await answered;
+    expect(response.isError).toBeFalsy();
+    expect(textOf(response)).toBe("it says hello");
+    expect(await ranFor("/http-edit", "/http-edited", "/http-reject", "/http-respond")).toEqual([{ tool: "delete_file", args: { path: "/http-edited" } }]);
+  });
+
+  it("mcp gateway over HTTP: the client canceling a waiting call cancels its approval, two calls at once are two approvals, and the upstream's elicitation reaches the client", async () => {
+    const abort = new AbortController();
+    const canceled = call(shared.client, "delete_file", { path: "/http-canceled" }, { signal: abort.signal });
+    const [approval] = await pending({ tool: "delete_file", text: "/http-canceled" });
+    abort.abort("the user stopped the agent");
+    await expect(canceled).rejects.toThrow();
+    await expect.poll(async () => (await operator.approval.get.query({ approvalId: approval!.approvalId })).status, { timeout: 15_000 }).toBe("CANCELED");
+
+    const first = call(shared.client, "read_file", { path: "/http-one" });
+    const second = call(shared.client, "read_file", { path: "/http-two" });
+    const both = await pending({ tool: "read_file", text: "/http-" }, 2);
+    expect(both.map((item) => (item.args as { path: string }).path).sort()).toEqual(["/http-one", "/http-two"]);
+    for (const item of both) await operator.approval.decide.mutate({ approvalId: item.approvalId, action: "approve" });
+    expect([textOf(await first), textOf(await second)]).toEqual(["contents of /http-one", "contents of /http-two"]);
+
+    const confirmed = call(shared.client, "confirm_with_user", { question: "Ship it over HTTP?" });
+    const [toConfirm] = await pending({ tool: "confirm_with_user", text: "over HTTP" });
+    await operator.approval.decide.mutate({ approvalId: toConfirm!.approvalId, action: "approve" });
+    expect(JSON.parse(textOf(await confirmed))).toEqual({ action: "accept", content: { confirmed: true } });
+    expect(shared.elicited).toEqual(["Ship it over HTTP?"]);
+    expect(await ranFor("/http-canceled")).toEqual([]);
+  });
+
+  it("mcp gateway over HTTP: with Tollgate unreachable, the call is an error that says why and the upstream is not called", async () => {
+    const unreachable = await gateway([], "http://127.0.0.1:9/");
+    const { client } = await httpClient(unreachable.url);
+    try {
+      const down = await call(client, "delete_file", { path: "/http-unreachable" });
+      expect(down.isError).toBe(true);
+      expect(textOf(down)).toMatch(/^Tollgate could not be asked, so the tool was not run: /);
+      expect(await ranFor("/http-unreachable")).toEqual([]);
+    } finally {
+      await client.close();
+      unreachable.child.kill();
+    }
   });
 });
