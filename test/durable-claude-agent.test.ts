@@ -40,7 +40,9 @@ describe("durable runs: Claude Agent SDK", { timeout: 240_000 }, () => {
     await durable.operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "edit", args: { order: "1001", amount: 30 } });
     expect(await second.line(/^done /)).toBe("done Refunded.");
 
-    expect(await run.approvals()).toHaveLength(1);
+    const approvals = await run.approvals();
+    expect(approvals).toHaveLength(1);
+    expect(approvals[0]).toMatchObject({ status: "APPROVED", executedArgs: { order: "1001", amount: 30 } });
     expect((await run.toolRuns()).map((ran) => ran.args)).toEqual([{ order: "1001", amount: 30 }]);
     expect(await durable.operator.request.get.query({ requestId: approval.requestId })).toMatchObject({ request: { status: "COMPLETED" } });
   });
@@ -56,5 +58,20 @@ describe("durable runs: Claude Agent SDK", { timeout: 240_000 }, () => {
     expect(await second.line(/^done /)).toBe("done Refunded.");
     expect(await run.approvals()).toHaveLength(1);
     expect((await run.toolRuns()).map((ran) => ran.args)).toEqual([{ order: "1001", amount: 40 }]);
+  });
+
+  it("claude-agent durable: killed between the claim and the report, the resumed run never runs the tool again, the model reads that the outcome is unknown, and the console says so", async () => {
+    const run = await newRun();
+    const first = run.start({ ...processEnv(), TOOL_BLOCKS: "1" });
+    const approval = await run.asked();
+    await durable.operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "approve" });
+    await run.toolStarted();
+    await first.kill();
+
+    const second = run.start(processEnv());
+    expect(await second.line(/^done /)).toBe("done Refunded.");
+    expect(await run.toolRuns()).toHaveLength(1);
+    expect(JSON.stringify(model.toolResults.get(approval.externalId!)?.content)).toContain("the call's outcome is unknown, and it is not run again");
+    expect((await run.approvals())[0]).toMatchObject({ status: "APPROVED", executedAt: null, executionUnknown: true });
   });
 });

@@ -4,6 +4,7 @@
 // own, as another machine would: the transcript is shared only through a
 // sessionStore on files under SESSIONS. Each run of the refund tool is a line
 // in TOOL_LOG, so a test counts what ran across processes.
+// TOOL_BLOCKS=1: the tool records its run, then never returns (to die inside it).
 import { appendFile, mkdir, mkdtemp, readFile } from "node:fs/promises";
 import path from "node:path";
 import { createSdkMcpServer, query, tool, type SessionKey, type SessionStore, type SessionStoreEntry } from "@anthropic-ai/claude-agent-sdk";
@@ -35,6 +36,7 @@ const shop = createSdkMcpServer({
   tools: [
     tool("refund", "Refunds an order", { order: z.string(), amount: z.number() }, async (args) => {
       await appendFile(env.TOOL_LOG!, `${JSON.stringify({ args, pid: process.pid })}\n`);
+      if (env.TOOL_BLOCKS === "1") await new Promise(() => undefined);
       return { content: [{ type: "text", text: `refunded ${args.amount} on order ${args.order}` }] };
     }),
   ],

@@ -26,6 +26,7 @@
 // started again with the same runId resumes the same session on the same
 // approval; with the SDK's `sessionStore`, on another machine too.
 // Only types come from the SDK: this module loads without it.
+import { randomUUID } from "node:crypto";
 import type { CanUseTool, HookCallback, HookCallbackMatcher, HookJSONOutput, PermissionResult, SDKMessage, SDKResultMessage } from "@anthropic-ai/claude-agent-sdk";
 import type { ApprovalResult, DecisionAction, Json } from "../contract.ts";
 import { RunDrivenElsewhereError } from "../durable-run.ts";
@@ -68,8 +69,8 @@ export interface ClaudeAgentRunOptions extends Omit<ClaudeAgentApprovalOptions, 
 
 /** What `start` gets beside the callback: for a durable run, what to spread into query()'s options. */
 export interface ClaudeAgentContinuation {
-  /** The deferring PreToolUse hook, and `resume` (the run's Claude session) when this query continues the run; empty without a runId. */
-  options: { hooks?: { PreToolUse: HookCallbackMatcher[] }; resume?: string };
+  /** The hooks (PreToolUse defers and answers calls, PostToolUse reports what ran), and `resume` (the run's Claude session) when this query continues the run; empty without a runId. */
+  options: { hooks?: { PreToolUse: HookCallbackMatcher[]; PostToolUse: HookCallbackMatcher[] }; resume?: string };
   /**
    * True when this query resumes the run's session. The SDK resumes with a
    * prompt, which the model reads after the deferred call: give a short one
@@ -172,6 +173,8 @@ async function end(request: { complete(output?: unknown): Promise<unknown>; fail
   await request.fail({ message: why || `the run ended with ${reason}`, code: `CLAUDE_AGENT_${reason.toUpperCase()}` });
 }
 
+type DurableRun = Awaited<ReturnType<Tollgate["beginRun"]>>;
+
 /** What a durable run keeps in Tollgate (sealed) once a query has deferred a call: enough for any process to ask and resume. */
 interface DurableState {
   claudeSessionId: string;
@@ -193,17 +196,21 @@ async function runDurably(
   let asked = 0;
   const approvalOptions = { ...options, requestId: run.requestId };
   const canUseTool = permissionCallback(approvalOptions, () => (asked += 1));
-  // The decisions this process has for deferred calls, by toolUseID, which the hook gives once the session resumes.
-  const decided = new Map<string, ApprovalResult>();
+  // What the hook answers for deferred calls this process has a decision for, by toolUseID.
+  const answers = new Map<string, PermissionResult>();
+  // The execution claims this process holds, by toolUseID: reported once the SDK has run the call.
+  const claims = new Map<string, { approvalId: string; claimKey: string }>();
   let kept = run.continued && run.state ? (JSON.parse(run.state) as DurableState) : null;
   try {
     for (;;) {
       if (kept) {
         const { deferred } = kept;
         asked += 1;
-        decided.set(deferred.id, await askAndWait(approvalOptions, toolAsk(deferred.name, deferred.input, deferred.id, options.summary), new AbortController().signal));
+        const result = await askAndWait(approvalOptions, toolAsk(deferred.name, deferred.input, deferred.id, options.summary), new AbortController().signal);
+        answers.set(deferred.id, await claimed(options.tollgate, run, result, deferred.input, deferred.id, claims));
       }
-      const hooks = { PreToolUse: [{ ...(options.matcher ? { matcher: options.matcher } : {}), hooks: [deferringHook(decided)] }] };
+      const matcher = options.matcher ? { matcher: options.matcher } : {};
+      const hooks = { PreToolUse: [{ ...matcher, hooks: [deferringHook(answers)] }], PostToolUse: [{ ...matcher, hooks: [reportingHook(options.tollgate, claims)] }] };
       const continuation = { options: { hooks, ...(kept ? { resume: kept.claudeSessionId } : {}) }, resuming: kept !== null };
       const result = await resultOf(start(canUseTool, continuation), options);
       if (result.subtype === "success" && result.terminal_reason === "tool_deferred" && result.deferred_tool_use) {
@@ -225,22 +232,65 @@ async function runDurably(
 }
 
 /**
- * A durable run's PreToolUse hook: a call this process has a decision for gets
+ * The answer for a decided call. An approved one is claimed first (its one
+ * execution, in any process): a claim already taken was this run's earlier
+ * driver's, which stopped, so the call is not run again and the model reads why.
+ */
+async function claimed(
+  tollgate: Tollgate,
+  run: DurableRun,
+  result: ApprovalResult,
+  input: Record<string, unknown>,
+  toolUseID: string,
+  claims: Map<string, { approvalId: string; claimKey: string }>,
+): Promise<PermissionResult> {
+  const permission = permissionFor(result, input);
+  if (permission.behavior !== "allow") return permission;
+  // Only the process that still drives the run runs its tools.
+  await run.hold();
+  const claimKey = `claude-agent:${randomUUID()}`;
+  const claim = await tollgate.call("approval.claimExecution", { approvalId: result.approvalId, claimKey });
+  if (claim.granted) {
+    claims.set(toolUseID, { approvalId: result.approvalId, claimKey });
+    return permission;
+  }
+  const why = claim.execution
+    ? `approval ${result.approvalId} already ran this call (reported at ${claim.execution.at}); it runs at most once. What it returned: ${JSON.stringify(claim.execution.result ?? null)}`
+    : `approval ${result.approvalId} was claimed at ${claim.claimedAt} by a process that stopped before it reported what ran: the call's outcome is unknown, and it is not run again`;
+  return { behavior: "deny", message: why };
+}
+
+/**
+ * A durable run's PreToolUse hook: a call this process has an answer for gets
  * it; any other is deferred (the query ends with it), so nothing waits inside
  * the SDK, where a hook's timeout could let the call go ahead. Claude's
  * questions are left to canUseTool.
  */
-function deferringHook(decided: Map<string, ApprovalResult>): HookCallback {
+function deferringHook(answers: Map<string, PermissionResult>): HookCallback {
   return async (input): Promise<HookJSONOutput> => {
     if (input.hook_event_name !== "PreToolUse" || input.tool_name === ASK_USER_QUESTION) return {};
-    const result = decided.get(input.tool_use_id);
-    if (!result) return { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "defer", permissionDecisionReason: "waits for a Tollgate approval" } };
-    const permission = permissionFor(result, (input.tool_input ?? {}) as Record<string, unknown>);
+    const permission = answers.get(input.tool_use_id);
+    if (!permission) return { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "defer", permissionDecisionReason: "waits for a Tollgate approval" } };
     if (permission.behavior === "allow") return { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", updatedInput: permission.updatedInput } };
     return {
       ...(permission.interrupt ? { continue: false, stopReason: permission.message } : {}),
       hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: permission.message },
     };
+  };
+}
+
+/** A durable run's PostToolUse hook: reports what a claimed call ran with and returned, so the console shows it. */
+function reportingHook(tollgate: Tollgate, claims: Map<string, { approvalId: string; claimKey: string }>): HookCallback {
+  return async (input): Promise<HookJSONOutput> => {
+    if (input.hook_event_name !== "PostToolUse") return {};
+    const claim = claims.get(input.tool_use_id);
+    if (!claim) return {};
+    claims.delete(input.tool_use_id);
+    await tollgate
+      .call("approval.reportExecution", { ...claim, executedArgs: (input.tool_input ?? null) as Json, result: (input.tool_response ?? null) as Json })
+      // The tool ran; a lost report must not fail the run and invite a second one.
+      .catch((error: Error) => console.warn(`tollgate: approval ${claim.approvalId} ran, but reporting the execution failed: ${error.message}`));
+    return {};
   };
 }
 
