@@ -1,9 +1,8 @@
 // The server process: parse the configuration, start, and shut down cleanly on SIGTERM/SIGINT.
+import { createServer as createNetServer } from "node:net";
 import { env as loadEnv, EnvError, type Env } from "./env.ts";
-import { startServer } from "./http.ts";
 import { glibcMallocTrim, IdleMemoryTrim } from "./idle-memory-trim.ts";
 import { log, setLogFormat, setLogLevel } from "./log.ts";
-import { startTracing } from "./observability/tracing.ts";
 
 let env: Env;
 try {
@@ -18,11 +17,35 @@ try {
 setLogFormat(env.TOLLGATE_LOG_FORMAT);
 setLogLevel(env.TOLLGATE_LOG_LEVEL);
 
+const dev = process.argv.includes("--dev");
+
+function exitPortInUse(): never {
+  process.stderr.write(`tollgate: port ${env.PORT} on ${env.HOST} is in use (EADDRINUSE): stop what listens there, or choose another with PORT (0 takes a free one)\n`);
+  process.exit(1);
+}
+
+/** Whether the port can be listened on now; errors other than "in use" are left to the server's own listen. */
+function portIsFree(port: number, host: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createNetServer();
+    probe.once("error", (error: NodeJS.ErrnoException) => resolve(error.code !== "EADDRINUSE"));
+    probe.listen(port, host, () => probe.close(() => resolve(true)));
+  });
+}
+
+// Checked before the server's code is loaded and its database opened: a second copy
+// started by mistake says so at once and touches nothing.
+if (env.PORT !== 0 && !(await portIsFree(env.PORT, env.HOST))) exitPortInUse();
+const { startTracing } = await import("./observability/tracing.ts");
 const tracing = startTracing();
 if (tracing) log.info("OpenTelemetry: exporting spans over OTLP/HTTP");
-
-const dev = process.argv.includes("--dev");
-const server = await startServer({ env, dev, withConsole: env.TOLLGATE_CONSOLE === "on" });
+const { startServer } = await import("./http.ts");
+const server = await startServer({ env, dev, withConsole: env.TOLLGATE_CONSOLE === "on" }).catch((error: unknown) => {
+  // Taken meanwhile (two copies starting at once). Said and ended here: left to the
+  // uncaught-exception handler, the process would linger without serving.
+  if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") exitPortInUse();
+  throw error;
+});
 
 log.info(`Tollgate listening on ${server.url} (${server.database.target} database: ${server.database.location})`);
 const { admin, agentKey } = server.bootstrap;

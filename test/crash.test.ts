@@ -35,6 +35,16 @@ afterAll(async () => {
 });
 
 describe("crash safety", () => {
+  it("a port in use: the server says so and exits, rather than lingering without serving", async () => {
+    const blocker = createServer((_req, res) => res.writeHead(503).end());
+    await new Promise<void>((resolve) => blocker.listen(Number(new URL(proc.url).port), "127.0.0.1", resolve));
+    try {
+      await expect(proc.start()).rejects.toThrow(/server exited early \(1\)[\s\S]*is in use \(EADDRINUSE\)/);
+    } finally {
+      await new Promise<void>((resolve) => blocker.close(() => resolve()));
+    }
+  });
+
   it("crash: after kill -9 and restart, pending approvals, decisions, timeouts and webhooks all survive", async () => {
     await proc.start();
     const sdk = agentSdk(proc.url);
