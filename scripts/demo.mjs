@@ -7,7 +7,7 @@ import { demoPorts, describePorts } from "./demo-ports.mjs";
 
 const ports = await demoPorts();
 const port = String(ports.port);
-const url = `http://localhost:${port}`;
+let url = `http://localhost:${port}`;
 const env = {
   ...process.env,
   NODE_ENV: "production",
@@ -34,15 +34,22 @@ if (!existsSync(".next/BUILD_ID") || !existsSync("dist/server.mjs")) {
 }
 
 const children = [];
-function run(name, args) {
-  const child = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+/** Starts a demo process; its output is printed under its name, each whole line also given to `onLine`. */
+function run(name, args, { extraEnv = {}, onLine = () => {}, mayExit = () => false } = {}) {
+  const child = spawn(process.execPath, args, { env: { ...env, ...extraEnv }, stdio: ["ignore", "pipe", "pipe"] });
   const prefix = `[${name}] `;
   for (const stream of [child.stdout, child.stderr]) {
     stream.setEncoding("utf8");
-    stream.on("data", (text) => process.stdout.write(text.replace(/^(?=.)/gm, prefix)));
+    let partial = "";
+    stream.on("data", (text) => {
+      process.stdout.write(text.replace(/^(?=.)/gm, prefix));
+      const lines = (partial + text).split("\n");
+      partial = lines.pop();
+      for (const line of lines) onLine(line);
+    });
   }
   child.on("exit", (code) => {
-    if (!stopping) {
+    if (!stopping && !mayExit()) {
       console.error(`${prefix}exited with ${code}; stopping the demo`);
       stop(1);
     }
@@ -54,6 +61,7 @@ function run(name, args) {
 let stopping = false;
 function stop(code = 0) {
   stopping = true;
+  process.exitCode = code;
   for (const child of children) child.kill("SIGTERM");
   setTimeout(() => process.exit(code), 1_500).unref();
 }
@@ -61,24 +69,57 @@ process.on("SIGINT", () => stop(0));
 process.on("SIGTERM", () => stop(0));
 
 if (!process.env.TOLLGATE_SMTP_URL) run("mailbox", ["--import", "tsx", "demo/mail-sink.ts"]);
-const server = run("tollgate", ["dist/server.mjs"]);
+
+/**
+ * Starts Tollgate on `listenPort` (0: one the system picks) and resolves with
+ * the port it says it listens on, read from its own output: a health check on
+ * the port could be answered by another checkout's server. Resolves null when
+ * it exits first: the port was taken meanwhile (two demos can find 3000 free
+ * at once), or the demo is stopping.
+ */
+function startTollgate(listenPort) {
+  return new Promise((resolve) => {
+    let taken = false;
+    let listening = false;
+    const server = run("tollgate", ["dist/server.mjs"], {
+      extraEnv: { PORT: String(listenPort) },
+      onLine: (line) => {
+        if (line.includes("EADDRINUSE") && !taken) {
+          taken = true;
+          server.kill("SIGTERM");
+        }
+        const said = /Tollgate listening on https?:\/\/\S+:(\d+)/.exec(line);
+        if (said && !listening) {
+          listening = true;
+          resolve(Number(said[1]));
+        }
+      },
+      mayExit: () => taken && !listening,
+    });
+    server.on("exit", () => resolve(null));
+  });
+}
+
 // The first start migrates a new database, which a busy machine makes slow: the
 // demo waits for as long as the server is alive (its exit stops the demo), since
 // stopping it mid-start would only make the next start do the work again.
 const waitingSince = Date.now();
-let toldAt = waitingSince;
-while (server.exitCode === null) {
-  try {
-    if ((await fetch(`${env.TOLLGATE_URL}/healthz`)).ok) break;
-  } catch {
-    // not up yet
-  }
-  if (Date.now() - toldAt >= 15_000) {
-    toldAt = Date.now();
-    console.log(`Tollgate is still starting (${Math.round((toldAt - waitingSince) / 1000)} s)…`);
-  }
-  await new Promise((resolve) => setTimeout(resolve, 200));
+const tellWaiting = setInterval(() => console.log(`Tollgate is still starting (${Math.round((Date.now() - waitingSince) / 1000)} s)…`), 15_000);
+let listeningPort = await startTollgate(ports.port);
+if (listeningPort === null && !process.env.PORT && !stopping) {
+  console.log(`Port ${ports.port} was taken as Tollgate started; it takes one the system picks instead.`);
+  listeningPort = await startTollgate(0);
 }
+clearInterval(tellWaiting);
+if (stopping) process.exit();
+if (listeningPort === null) {
+  console.error(`Port ${ports.port} is taken: stop what listens there, or choose another with PORT.`);
+  for (const child of children) child.kill("SIGTERM");
+  process.exit(1);
+}
+url = `http://localhost:${listeningPort}`;
+env.PORT = String(listeningPort);
+env.TOLLGATE_URL = `http://127.0.0.1:${listeningPort}`;
 
 for (const role of ["A1", "A2", "A3", "A4", "O2", "O1"]) run(role, ["--import", "tsx", "demo/agent.ts", role]);
 await new Promise((resolve) => setTimeout(resolve, 1_500));
