@@ -83,7 +83,8 @@ test("an admin pins an MCP tool from the review screen after reading its hash an
   await expect(confirm.getByTestId("pin-description")).toHaveText(definition.description);
   await testInfo.attach("pin-tool-1440x900", { body: await page.screenshot({ fullPage: true }), contentType: "image/png" });
   await page.setViewportSize({ width: 390, height: 844 });
-  await confirm.scrollIntoViewIfNeeded();
+  // The confirm button in view, above the decision bar that stays at the bottom of a phone's screen.
+  await confirm.getByRole("button", { name: `Pin ${tool}` }).evaluate((button) => button.scrollIntoView({ block: "center" }));
   await testInfo.attach("pin-tool-390x844", { body: await page.screenshot(), contentType: "image/png" });
 
   await confirm.getByRole("button", { name: `Pin ${tool}` }).click();

@@ -54,7 +54,7 @@ export function McpToolSection({ approval, tool }: { approval: ApprovalItem; too
             Rules with “only tools an admin pinned” will match calls of <code className="font-mono">{tool.name}</code> by <span className="font-medium">{approval.agent}</span> while the
             server lists the tool exactly as here: this name, description, annotations and input schema.
           </p>
-          <dl className="grid grid-cols-[6rem_minmax(0,1fr)] gap-x-2 gap-y-1">
+          <dl className="grid grid-cols-1 gap-x-2 sm:grid-cols-[6rem_minmax(0,1fr)] sm:gap-y-1">
             <dt className="text-slate-500">SHA-256</dt>
             <dd data-testid="pin-sha256" className="min-w-0 break-all font-mono">
               {tool.sha256}
