@@ -1,8 +1,8 @@
 // Operator and agent authentication through the router, on a fresh database.
-import { describe, expect, it } from "vitest";
-import { hashPassword } from "../server/services/auth.ts";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { authenticateAgent, authenticateOperator, hashPassword, sha256 } from "../server/services/auth.ts";
 import { newId } from "../server/domain/ids.ts";
-import { ADMIN, agentCaller, callerWith, operatorCaller, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
+import { ADMIN, AGENT_KEY, agentCaller, callerWith, operatorCaller, useFreshApp, type TestApp, type TestDatabase } from "./harness.ts";
 
 let db: TestDatabase;
 let app: TestApp;
@@ -96,5 +96,82 @@ describe("authentication", () => {
     expect((await other.session.list({})).items).toEqual([]);
     const mine = await operatorCaller(app.deps);
     expect((await mine.session.list({})).items.map((s) => s.title)).toEqual(["mine"]);
+  });
+});
+
+describe("remembered keys and sessions read again", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  /**
+   * Holds the database read `method` of `target` until `release` is called, so
+   * that calls made one after another (in separate turns of the event loop, as
+   * requests arrive) all find it in flight; `reads` counts the reads sent.
+   */
+  function holdReads<T extends object>(target: T, method: keyof T & string) {
+    const original = (target[method] as (...args: unknown[]) => unknown).bind(target);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const reads = vi.spyOn(target, method as never).mockImplementation((async (...args: unknown[]) => {
+      await released;
+      return original(...args);
+    }) as never);
+    return { reads, release };
+  }
+
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+  /** `count` calls of `call`, each begun in a turn of the event loop of its own. */
+  async function oneAfterAnother<T>(count: number, call: () => Promise<T>): Promise<Promise<T>[]> {
+    const calls: Promise<T>[] = [];
+    for (let n = 0; n < count; n++) {
+      calls.push(call());
+      await nextTurn();
+    }
+    return calls;
+  }
+
+  async function keyUseRecorded() {
+    while (!(await db.prisma.agentKey.findFirst({ where: { keyHash: sha256(AGENT_KEY), lastUsedAt: { not: null } } }))) await nextTurn();
+  }
+
+  it("agent keys: calls that miss the remembered key while it is read again share that one read", async () => {
+    await agentCaller(app.deps).session.open({ title: "key remembered" });
+    await keyUseRecorded();
+    app.deps.agentKeyCache.clear();
+    const { reads, release } = holdReads(app.deps.prisma.agentKey, "findUnique");
+    const calls = await oneAfterAnother(10, () => authenticateAgent(app.deps, AGENT_KEY));
+    release();
+    expect((await Promise.all(calls)).map((agent) => agent?.workspaceId)).toEqual(calls.map(() => app.workspaceId));
+    expect(reads).toHaveBeenCalledTimes(1);
+  });
+
+  it("agent keys: a call after the key changed does not join a read begun before it", async () => {
+    const { agentKeyId } = (await authenticateAgent(app.deps, AGENT_KEY))!;
+    await keyUseRecorded();
+    app.deps.agentKeyCache.clear();
+    const { reads, release } = holdReads(app.deps.prisma.agentKey, "findUnique");
+    const before = await oneAfterAnother(3, () => authenticateAgent(app.deps, AGENT_KEY));
+    app.deps.bus.publish("agent-key:changed", { workspaceId: app.workspaceId, agentKeyId, keyHash: sha256(AGENT_KEY), revoked: false });
+    const after = await oneAfterAnother(3, () => authenticateAgent(app.deps, AGENT_KEY));
+    release();
+    await Promise.all([...before, ...after]);
+    expect(reads).toHaveBeenCalledTimes(2);
+  });
+
+  it("operator sessions: calls that miss the remembered session share one read; after the session ended, a call reads it again", async () => {
+    let token: string | undefined;
+    await callerWith(app.deps, { setSessionCookie: (value) => (token = value ?? undefined) }).auth.login(ADMIN);
+    const { sessionId } = (await authenticateOperator(app.deps, token!))!;
+    app.deps.operatorSessionCache.clear();
+    const { reads, release } = holdReads(app.deps.prisma, "$queryRaw");
+    const together = await oneAfterAnother(5, () => authenticateOperator(app.deps, token!));
+    app.deps.bus.publish("operator:session-ended", { workspaceId: app.workspaceId, sessionId });
+    const afterEnded = await oneAfterAnother(5, () => authenticateOperator(app.deps, token!));
+    release();
+    expect((await Promise.all(together)).map((operator) => operator?.email)).toEqual(together.map(() => ADMIN.email));
+    await Promise.all(afterEnded);
+    expect(reads).toHaveBeenCalledTimes(2);
   });
 });

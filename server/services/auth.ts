@@ -152,9 +152,14 @@ interface SessionOfOperator {
 
 export async function authenticateOperator(deps: ServiceDeps, token: string): Promise<OperatorPrincipal | null> {
   const tokenHash = sha256(token);
-  const cache = deps.operatorSessionCache;
-  const cached = cache.get(tokenHash, deps.now());
+  const cached = deps.operatorSessionCache.get(tokenHash, deps.now());
   if (cached) return cached;
+  return deps.operatorSessionReads.read(tokenHash, () => readOperatorSession(deps, tokenHash));
+}
+
+/** The session's principal from the database, remembered unless a session or operator changed meanwhile; null for none valid. */
+async function readOperatorSession(deps: ServiceDeps, tokenHash: string): Promise<OperatorPrincipal | null> {
+  const cache = deps.operatorSessionCache;
   const generation = cache.generation();
   // One statement (Prisma would read the session and its operator in two).
   const [session] = await deps.prisma.$queryRaw<SessionOfOperator[]>`
@@ -199,13 +204,16 @@ export async function authenticateAgent(deps: ServiceDeps, key: string): Promise
   // A key of the current format whose checksum does not match was mistyped or made up: no lookup.
   if (agentKeyShape(key) === "corrupt") return null;
   const keyHash = sha256(key);
-  const agentKeyCache = deps.agentKeyCache;
-  const cached = agentKeyCache.get(keyHash);
-  const nowMs = deps.now().getTime();
-  if (cached && cached.until > nowMs) return cached.principal;
+  const cached = deps.agentKeyCache.get(keyHash);
+  if (cached && cached.until > deps.now().getTime()) return cached.principal;
+  return deps.agentKeyReads.read(keyHash, () => readAgentKey(deps, keyHash));
+}
+
+/** The key's principal from the database, remembered for AGENT_KEY_CACHE_MS; null for an unknown or revoked key. */
+async function readAgentKey(deps: ServiceDeps, keyHash: string): Promise<AgentPrincipal | null> {
   const record = await deps.prisma.agentKey.findUnique({ where: { keyHash } });
   if (!record || record.revokedAt) {
-    agentKeyCache.delete(keyHash);
+    deps.agentKeyCache.delete(keyHash);
     return null;
   }
   const principal: AgentPrincipal = {
@@ -215,7 +223,7 @@ export async function authenticateAgent(deps: ServiceDeps, key: string): Promise
     keyName: record.name,
     trustedAgents: Object.freeze([...record.trustedAgents]),
   };
-  agentKeyCache.set(keyHash, { principal, until: nowMs + AGENT_KEY_CACHE_MS });
+  deps.agentKeyCache.set(keyHash, { principal, until: deps.now().getTime() + AGENT_KEY_CACHE_MS });
   noteKeyUse(deps, record.id, record.lastUsedAt);
   return principal;
 }

@@ -18,6 +18,8 @@ import type { WrittenAuditHeads } from "./approvals/written-audit-heads.ts";
 import type { OpenedApprovals } from "./approvals/opened-approvals.ts";
 import * as caches from "./caches-off.ts";
 import { AuditTurns } from "./approvals/audit-turns.ts";
+import { SharedReads } from "./shared-reads.ts";
+import type { AgentPrincipal, OperatorPrincipal } from "../domain/principal.ts";
 import { DecisionBatches } from "./approvals/decision-batches.ts";
 import { finishQueuedApprovals, type EndedApproval, type QueuedEnding } from "./approvals/finish-approval.ts";
 import { createLoginThrottle, type LoginThrottle } from "./login-throttle.ts";
@@ -35,7 +37,11 @@ export interface ServiceDeps {
   now: () => Date;
   sessionTtlHours: number;
   agentKeyCache: AgentKeyCache;
+  /** The agent key reads in flight, shared by the calls that missed the cache together. */
+  agentKeyReads: SharedReads<string, AgentPrincipal | null>;
   operatorSessionCache: OperatorSessionCache;
+  /** The operator session reads in flight, likewise. */
+  operatorSessionReads: SharedReads<string, OperatorPrincipal | null>;
   waiters: DecisionWaiters;
   /** Compiled policy rules per workspace, checked against the workspace's policyVersion. */
   policyCache: PolicyCache;
@@ -113,7 +119,9 @@ export function createServiceDeps(
     now: () => new Date(),
     sessionTtlHours: options.sessionTtlHours ?? 12,
     agentKeyCache: off.has("agent-keys") ? caches.unkeptLru() : newAgentKeyCache(),
+    agentKeyReads: new SharedReads(),
     operatorSessionCache: caches.operatorSessionCache(off),
+    operatorSessionReads: new SharedReads(),
     waiters: new DecisionWaiters(bus),
     policyCache: off.has("policies") ? caches.unkeptLru() : newPolicyCache(),
     auditHeadContention: caches.auditHeadContention(off),
@@ -142,12 +150,24 @@ export function createServiceDeps(
   // A key or an operator's session revoked or changed on any node is read
   // again on this one at its next call; after the link between nodes dropped,
   // every one is.
-  bus.on("agent-key:changed", ({ keyHash }) => deps.agentKeyCache.delete(keyHash));
-  bus.on("operator:session-ended", ({ sessionId }) => deps.operatorSessionCache.forgetSession(sessionId));
-  bus.on("operator:changed", ({ operatorId }) => deps.operatorSessionCache.forgetOperator(operatorId));
+  // A read in flight when the change came may have read the row before it: it is not joined after.
+  bus.on("agent-key:changed", ({ keyHash }) => {
+    deps.agentKeyCache.delete(keyHash);
+    deps.agentKeyReads.forget(keyHash);
+  });
+  bus.on("operator:session-ended", ({ sessionId }) => {
+    deps.operatorSessionCache.forgetSession(sessionId);
+    deps.operatorSessionReads.clear();
+  });
+  bus.on("operator:changed", ({ operatorId }) => {
+    deps.operatorSessionCache.forgetOperator(operatorId);
+    deps.operatorSessionReads.clear();
+  });
   bus.on("bridge:resumed", () => {
     deps.agentKeyCache.clear();
+    deps.agentKeyReads.clear();
     deps.operatorSessionCache.clear();
+    deps.operatorSessionReads.clear();
   });
   return deps;
 }
