@@ -10,6 +10,7 @@
 //   LOOP_CPU_KINDS=http LOOP_CPU_RUNS=5 npx tsx bench/loop-cpu.ts
 //   cp dist/server.mjs dist/before.mjs             # then change the code, and:
 //   LOOP_CPU_AGAINST=dist/before.mjs npx tsx bench/loop-cpu.ts   # both builds at once, runs alternating
+//                                                  # (several, comma-separated, each kept in dist/)
 //
 // LOOP_CPU_LOOPS (3000) loops a run after LOOP_CPU_WARM_UP_LOOPS (3000) not
 // counted; LOOP_CPU_CONSOLE=off for a server without the console. Prints each
@@ -27,13 +28,13 @@ const LOOPS = Number(process.env.LOOP_CPU_LOOPS ?? 3000);
 const WARM_UP_LOOPS = Number(process.env.LOOP_CPU_WARM_UP_LOOPS ?? 3000);
 const RUNS = Number(process.env.LOOP_CPU_RUNS ?? 3);
 const CONSOLE = process.env.LOOP_CPU_CONSOLE ?? "on";
-const AGAINST = process.env.LOOP_CPU_AGAINST;
+const AGAINST = process.env.LOOP_CPU_AGAINST?.split(",").filter(Boolean) ?? [];
 const DATABASE = process.env.LOOP_CPU_DATABASE;
 const AGENTS = 100;
 
 for (const kind of KINDS) if (kind !== "http" && kind !== "sdk") throw new Error(`LOOP_CPU_KINDS: "${kind}" is neither http nor sdk`);
 if (CONSOLE === "on" && !existsSync(".next/BUILD_ID")) throw new Error("the console is not built: run `npx next build` first, or LOOP_CPU_CONSOLE=off");
-if (AGAINST && DATABASE) throw new Error("LOOP_CPU_AGAINST runs two servers, each on an embedded database of its own; leave LOOP_CPU_DATABASE unset");
+if (AGAINST.length && DATABASE) throw new Error("LOOP_CPU_AGAINST runs several servers, each on an embedded database of its own; leave LOOP_CPU_DATABASE unset");
 
 /** `count` loops shared by AGENTS agents looping at once; the server's CPU milliseconds they cost. */
 async function serverCpuOf(server: BenchServer, loop: (agent: number) => Promise<void>, count: number): Promise<number> {
@@ -51,7 +52,7 @@ async function serverCpuOf(server: BenchServer, loop: (agent: number) => Promise
 }
 
 const report = (text: string) => console.error(`loop-cpu: ${text}`);
-const builds = [{ name: "this checkout", bundle: undefined as string | undefined }, ...(AGAINST ? [{ name: AGAINST, bundle: AGAINST }] : [])];
+const builds = [{ name: "this checkout", bundle: undefined as string | undefined }, ...AGAINST.map((bundle) => ({ name: bundle, bundle }))];
 const sides = await Promise.all(
   builds.map(async (build) => {
     const server = await startBenchServer(DATABASE, { bundle: build.bundle, env: { TOLLGATE_CONSOLE: CONSOLE } });

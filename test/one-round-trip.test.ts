@@ -742,6 +742,8 @@ describe("approval.decide when something changes between its read and its write"
     const root = await agent.request.begin({ sessionId, agent: "orchestrator" });
     const leaf = await agent.request.begin({ sessionId, agent: "mailer", parentRequestId: root.requestId });
     const { approvalId } = await agent.approval.request({ requestId: leaf.requestId, tool: "send_email", args: { to: "a@example.com" } });
+    // As on a node that did not open it: the decision reads the approval and the head, then writes.
+    app.deps.openedApprovals.take(app.workspaceId, approvalId);
     return { operator, approvalId, root, leaf };
   }
 
@@ -1012,6 +1014,20 @@ describe("decisions queued for the audit turn, written together", () => {
     expect(await db.prisma.request.findUniqueOrThrow({ where: { id: begun.requestId } })).toMatchObject({ status: "RUNNING", pendingApprovals: 0 });
     expect(await db.prisma.traceEvent.count({ where: { requestId: begun.requestId, type: "approval.decided" } })).toBe(approvalIds.length + 1);
     expect(app.deps.auditHeadContention.contended(app.workspaceId, new Date())).toBe(false);
+    expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
+  });
+
+  it("while this node's guess of the head is not trusted (a guess missed), queued decisions are still one batch: the head read in the turn, then one write", async () => {
+    const { operator, approvalIds } = await openedApprovals("a guess missed", 6);
+    app.deps.writtenAuditHeads.missed(app.workspaceId, new Date());
+
+    const transactions = vi.spyOn(app.deps.prisma, "$transaction");
+    const { result, statements } = await db.countStatements(() =>
+      whileTheTurnIsHeld(approvalIds.length, () => Promise.all(approvalIds.map((approvalId) => operator.approval.decide({ approvalId, action: "approve" })))),
+    );
+    expect(result.map((decided) => decided.status)).toEqual(approvalIds.map(() => "APPROVED"));
+    expect(statements).toBe(2);
+    expect(transactions).not.toHaveBeenCalled();
     expect(await verifyAudit(app.deps, app.workspaceId)).toMatchObject({ ok: true });
   });
 

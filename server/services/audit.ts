@@ -33,6 +33,13 @@ export async function lockAuditHead(tx: Tx, workspaceId: string): Promise<AuditH
   return head ?? null;
 }
 
+/** The workspace's audit head as it is now, unlocked: a write chained to it checks behind the audit lock that it still is. */
+export async function readAuditHead(deps: ServiceDeps, workspaceId: string): Promise<AuditHead | null> {
+  const [head] = await deps.sql.query<AuditHead>(Prisma.sql`
+    SELECT seq, hash FROM "AuditEntry" WHERE "workspaceId" = ${workspaceId} ORDER BY seq DESC LIMIT 1`);
+  return head ?? null;
+}
+
 export const SYSTEM_ACTOR: Actor = { type: "system", id: "system", label: "tollgate" };
 
 export interface AuditInput {

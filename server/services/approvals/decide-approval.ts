@@ -140,12 +140,12 @@ async function decideIfUnchanged(deps: ServiceDeps, operator: OperatorPrincipal,
 /**
  * The decision as one statement: the approval as this node opened it
  * (OpenedApprovals), chained to the audit entry this node last wrote in the
- * workspace (WrittenAuditHeads) or to the decision queued before it in the
- * same statement (DecisionBatches), and the write, which finds behind the
- * locks that the approvals are still pending and that entry still the head.
- * "read it" when the node knows either not, or the write found an approval
- * ended or the head taken (the head is then read for a while:
- * WrittenAuditHeads), and when the decision would be refused.
+ * workspace (WrittenAuditHeads; the head read in the turn while that is not
+ * trusted) or to the decision queued before it in the same statement
+ * (DecisionBatches), and the write, which finds behind the locks that the
+ * approvals are still pending and that entry still the head. "read it" when
+ * the node did not open the approval, the write found an approval ended or
+ * the head taken, and when the decision would be refused.
  */
 async function decideOnOpenedApproval(
   deps: ServiceDeps,
@@ -156,8 +156,7 @@ async function decideOnOpenedApproval(
 ): Promise<DecisionOutcome | NotWritten> {
   const { workspaceId } = operator;
   const opened = deps.openedApprovals.take(workspaceId, input.approvalId);
-  // Without the head this node wrote, the batch would not be written: read at once rather than after a turn.
-  if (!opened || deps.writtenAuditHeads.get(workspaceId, now) === undefined) return "read it";
+  if (!opened) return "read it";
   // A refusal is made on the approval as read, which also knows whether it has ended meanwhile.
   try {
     checkDecision(operator, opened.approval, input);

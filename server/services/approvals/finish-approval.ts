@@ -3,7 +3,7 @@
 import { Prisma, type Approval } from "../../db/generated/client.ts";
 import { newId } from "../../domain/ids.ts";
 import type { DecisionAction } from "../../domain/lifecycle.ts";
-import { type Actor, type AuditHead, type AuditRow } from "../audit.ts";
+import { readAuditHead, type Actor, type AuditHead, type AuditRow } from "../audit.ts";
 import { changesOf, type ChangeRow, type Changes } from "../cascade.ts";
 import type { ServiceDeps, Tx } from "../deps.ts";
 import { FUNCTION_APPROVAL_COLUMNS, splitApprovalRow, type ApprovalRow } from "./approval-row.ts";
@@ -260,14 +260,18 @@ export interface QueuedEnding {
 
 /**
  * Decisions queued in the workspace's turn, chained to the entry this node
- * last wrote (WrittenAuditHeads) and written behind the locks when every
- * approval is still pending and that entry still the head. "read it" when
- * this node does not know the head or the write found either changed
+ * last wrote (WrittenAuditHeads), or to the head read now in the turn while
+ * this node's guesses are not trusted, and written behind the locks when
+ * every approval is still pending and that entry still the head. Reading the
+ * head here keeps a burst's decisions in batches after a guess missed: read
+ * one by one, each in a turn of its own, they fell behind the turns' wait and
+ * then behind the locks, where each moved the head under the next batch.
+ * "read it" when the workspace has no head or the write found either changed
  * (nothing was written; each decision then reads its approval and the head).
  */
 export async function finishQueuedApprovals(deps: ServiceDeps, workspaceId: string, queued: QueuedEnding[]): Promise<EndedApproval[] | "read it"> {
-  const head = deps.writtenAuditHeads.get(workspaceId, deps.now());
-  if (head === undefined) return "read it";
+  const head = deps.writtenAuditHeads.get(workspaceId, deps.now()) ?? (await readAuditHead(deps, workspaceId));
+  if (!head) return "read it";
   // One alone is written by the one-decision function, whose statement is the lighter of the two.
   const finished = queued.length === 1 ? await finishAlone(deps, head, queued[0]!) : await finishApprovalsTogether(deps, workspaceId, head, queued);
   if (finished === "contended") deps.writtenAuditHeads.missed(workspaceId, deps.now());

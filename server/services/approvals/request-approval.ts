@@ -13,7 +13,7 @@ import { assertLockOrder } from "../../domain/lock-order.ts";
 import { evaluatePolicies, gateFor, ruleForAnswer, type PolicyRule } from "../../domain/policy.ts";
 import type { AgentPrincipal } from "../../domain/principal.ts";
 import { toolAllowedByConfig, type ThreadConfig } from "../../domain/thread/config.ts";
-import { lockAuditHead, type AuditHead, type AuditInput, type AuditRow } from "../audit.ts";
+import { lockAuditHead, readAuditHead, type AuditHead, type AuditInput, type AuditRow } from "../audit.ts";
 import { mayActOnRequest } from "../authority.ts";
 import { changesOf, type ChangeRow, type Changes } from "../cascade.ts";
 import type { ServiceDeps, Tx } from "../deps.ts";
@@ -327,13 +327,6 @@ async function writeIfUnchanged(
   // The statement was its own transaction: the entry is committed, and the next writer in this node's turn chains to it.
   if (opening.audit) deps.writtenAuditHeads.written(agent.workspaceId, opening.audit);
   return changesOf(rows);
-}
-
-/** The workspace's audit head as it is now, unlocked: a rule's decision on remembered facts chains to it, and its write checks it. */
-async function readAuditHead(deps: ServiceDeps, workspaceId: string): Promise<AuditHead | null> {
-  const [head] = await deps.sql.query<AuditHead>(Prisma.sql`
-    SELECT seq, hash FROM "AuditEntry" WHERE "workspaceId" = ${workspaceId} ORDER BY seq DESC LIMIT 1`);
-  return head ?? null;
 }
 
 /**
