@@ -19,8 +19,9 @@ export interface AgentProcess {
   output(): string;
 }
 
-export function startAgent(script: string, env: Record<string, string>): AgentProcess {
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", script], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+/** Starts `script` under node: by default through tsx (a TypeScript fixture); `nodeArgs: []` runs it as users run JavaScript. */
+export function startAgent(script: string, env: Record<string, string>, nodeArgs: string[] = ["--import", "tsx"]): AgentProcess {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, script], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const watchers = new Set<() => void>();
   const onData = (chunk: Buffer) => {

@@ -10,6 +10,7 @@ import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startAgent } from "./agent-process.ts";
 import type { OperatorClient } from "./clients.ts";
 import { startMessagesApi } from "./anthropic-messages-standin.ts";
 import { AGENT_KEY } from "./harness.ts";
@@ -164,7 +165,7 @@ export const checks = [createReceiptVerifier({ url: "http://localhost:3000" }).j
       const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
 
       const pending = async () => (await operator.approval.list.query({ status: "PENDING", tool: example.tool, agent: example.agent })).items;
-      await expect.poll(async () => (await pending()).length, { timeout: 20_000 }).toBe(1);
+      await expect.poll(async () => (await pending()).length, { timeout: 20_000, message: `${example.entry} asks for ${example.tool}: ${output}` }).toBe(1);
       const [approval] = await pending();
       const decision = typeof example.decide === "function" ? example.decide() : example.decide;
       await operator.approval.decide.mutate({ approvalId: approval!.approvalId, ...decision } as never);
@@ -174,6 +175,30 @@ export const checks = [createReceiptVerifier({ url: "http://localhost:3000" }).j
     }
     expect(await readFile(path.join(scratch, "NOTES.md"), "utf8")).toBe("# Notes\n\n- final");
   }, 180_000);
+
+  it("sdk package: the README's OpenAI Agents example, killed (SIGKILL) while its approval waits and started again with the same runId, continues the run: one approval, the tool run once", async () => {
+    const readme = await readFile(path.join(repository, "sdk/README.md"), "utf8");
+    const block = [...readme.matchAll(/```js runnable\n([\s\S]*?)```/g)].map((match) => match[1]!).find((text) => text.includes('"@tollgate/sdk/openai-agents"'));
+    expect(block).toContain('runId: "refund-1001"');
+    // A run of its own: the examples' test above has ended the README's.
+    await writeFile(path.join(scratch, "crash-safe-openai-agents.mjs"), block!.replace('runId: "refund-1001"', 'runId: "refund-1001-killed"'));
+    const env = { TOLLGATE_URL: test.url, TOLLGATE_AGENT_KEY: AGENT_KEY };
+    const pending = async () => (await operator.approval.list.query({ status: "PENDING", tool: "refund", agent: "support" })).items;
+
+    const first = startAgent(path.join(scratch, "crash-safe-openai-agents.mjs"), env, []);
+    await expect.poll(async () => (await pending()).length, { timeout: 30_000 }).toBe(1);
+    await first.kill();
+    const [approval] = await pending();
+
+    const second = startAgent(path.join(scratch, "crash-safe-openai-agents.mjs"), env, []);
+    await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
+    expect(await second.exited, second.output()).toBe(0);
+    expect(second.output().trim()).toBe("Refund tool said: refunded 40 on order 1001");
+    // The continued run kept the session it began in: its one approval, run once (the execution claim), with what ran.
+    const { items } = await operator.approval.list.query({ sessionId: approval!.sessionId, limit: 10 });
+    expect(items).toHaveLength(1);
+    expect(items[0]).toMatchObject({ approvalId: approval!.approvalId, status: "APPROVED", executedArgs: { order: "1001", amount: 40 } });
+  }, 90_000);
 
   it("sdk package: its tollgate-mcp bin, installed with the MCP SDK it needs, gates an MCP server's tool call for an MCP client", async () => {
     await writeFile(
