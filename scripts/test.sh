@@ -34,13 +34,15 @@ ONCE=(
   test/python-client.test.ts test/readme-example.test.ts test/mcp-gateway.test.ts
   test/tracing.test.ts test/outbound-http.test.ts test/http.test.ts
   test/security-http.test.ts test/review-risk.test.ts test/thread-state-http.test.ts
-  test/docs-examples.test.ts
+  test/docs-examples.test.ts test/fuzz.test.ts
 )
 # Of those, the files that run in the PostgreSQL pass instead when there is one
 # (and on the embedded database in test:long): the embedded pass is the longer
 # of the two, and these do not depend on which database the server has.
+# The fuzzer is among them: `npm run test:long` runs it with its full number of
+# cases on both databases.
 ONCE_ON_POSTGRES=(
-  test/mcp-gateway.test.ts test/security-http.test.ts
+  test/mcp-gateway.test.ts test/security-http.test.ts test/fuzz.test.ts
   test/durable-langgraph.test.ts test/durable-openai-agents.test.ts test/durable-ai-sdk.test.ts test/durable-claude-agent.test.ts
 )
 ONCE_ON_EMBEDDED=()
@@ -135,8 +137,10 @@ browser() {
 
 long_embedded() {
   TOLLGATE_TEST_TARGET=embedded npx vitest run --project long || return 1
-  # npm test ran these on PostgreSQL when it could.
-  if [ -n "${TEST_DATABASE_URL:-}" ]; then TOLLGATE_TEST_TARGET=embedded npx vitest run --project integration "${ONCE_ON_POSTGRES[@]}"; fi
+  # npm test ran these on PostgreSQL when it could (the fuzzer has just run, with all its cases).
+  local file once=()
+  for file in "${ONCE_ON_POSTGRES[@]}"; do [ "$file" = test/fuzz.test.ts ] || once+=("$file"); done
+  if [ -n "${TEST_DATABASE_URL:-}" ]; then TOLLGATE_TEST_TARGET=embedded npx vitest run --project integration "${once[@]}"; fi
 }
 
 # The long scenarios on PostgreSQL, and the files `npm test` runs on the embedded database only.

@@ -38,12 +38,14 @@ describeWith(needsEmbedded())("the packed SDK (@tollgate/sdk)", () => {
     const { stdout } = await npm(["pack", "--workspace", "@tollgate/sdk", "--pack-destination", scratch, "--json"], repository);
     packed = (JSON.parse(stdout) as (typeof packed)[])[0]!;
     await writeFile(path.join(scratch, "package.json"), JSON.stringify({ name: "sdk-user", private: true, type: "module" }));
+    // A guard against a hang, not a measure: this install took over 240 s beside
+    // the other test passes on a busy 2-core machine.
     // The adapters' optional peers, as their users install them (the MCP SDK comes with the package: tollgate-mcp needs it).
     await npm(
       ["install", "--no-audit", "--no-fund", "--prefer-offline", `./${packed.filename}`, "@types/node@20", "@langchain/langgraph@1", "@langchain/core@1", "@a2a-js/sdk@1", "@openai/agents@0.20", "zod@4", "ai@7", "@anthropic-ai/claude-agent-sdk@0.3"],
       scratch,
     );
-  }, 240_000);
+  }, 480_000);
 
   afterAll(async () => {
     if (scratch) await rm(scratch, { recursive: true, force: true });
