@@ -9,7 +9,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { startAgent } from "./agent-process.ts";
 import type { OperatorClient } from "./clients.ts";
 import { startMessagesApi } from "./anthropic-messages-standin.ts";
@@ -188,11 +188,14 @@ export const checks = [createReceiptVerifier({ url: "http://localhost:3000" }).j
     const pending = async () => (await operator.approval.list.query({ status: "PENDING", tool: "refund", agent: "support" })).items;
 
     const first = startAgent(path.join(scratch, "crash-safe-openai-agents.mjs"), env, []);
+    onTestFinished(() => first.kill());
     await expect.poll(async () => (await pending()).length, { timeout: 30_000 }).toBe(1);
     await first.kill();
     const [approval] = await pending();
 
     const second = startAgent(path.join(scratch, "crash-safe-openai-agents.mjs"), env, []);
+    // A failed test leaves no agent waiting behind it.
+    onTestFinished(() => second.kill());
     await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
     expect(await second.exited, second.output()).toBe(0);
     expect(second.output().trim()).toBe("Refund tool said: refunded 40 on order 1001");
