@@ -3,6 +3,7 @@
 // one real Tollgate server for the file: every tool call is an approval, and
 // the upstream's log of what it ran shows what got through.
 import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { request as httpRequest } from "node:http";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -564,6 +565,35 @@ describe("tollgate-mcp over Streamable HTTP", () => {
     } finally {
       await client.close();
       unreachable.child.kill();
+    }
+  });
+  it("mcp gateway over HTTP: killed mid-wait and started again with its run id, it asks nothing twice and runs nothing twice", async () => {
+    const first = await gateway(["--run-id", "http-restart-run"]);
+    const dying = await httpClient(first.url);
+    void call(dying.client, "delete_file", { path: "/http-restart" }).catch(() => undefined);
+    const [approval] = await pending({ tool: "delete_file", text: "/http-restart" });
+    // Gone for good before the next one starts (not a pid still waiting to be reaped): it takes the run over at once.
+    const exited = once(first.child, "exit");
+    first.child.kill("SIGKILL");
+    await exited;
+    await dying.client.close().catch(() => undefined);
+
+    const second = await gateway(["--run-id", "http-restart-run"]);
+    const { client } = await httpClient(second.url);
+    try {
+      const again = call(client, "delete_file", { path: "/http-restart" });
+      await second.printed(/run "http-restart-run" continued/);
+      // The dead gateway's approval is the one still waiting: no second one is asked.
+      const [still] = await pending({ tool: "delete_file", text: "/http-restart" });
+      expect(still!.approvalId).toBe(approval!.approvalId);
+      await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
+      expect(textOf(await again)).toBe("deleted /http-restart");
+      expect(await ranFor("/http-restart")).toEqual([{ tool: "delete_file", args: { path: "/http-restart" } }]);
+      const asked = await operator.approval.list.query({ agent: "files", tool: "delete_file", text: "/http-restart" });
+      expect(asked.items.map((item) => item.approvalId)).toEqual([approval!.approvalId]);
+    } finally {
+      await client.close();
+      second.child.kill();
     }
   });
 });
