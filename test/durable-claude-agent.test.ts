@@ -56,8 +56,28 @@ describe("durable runs: Claude Agent SDK", { timeout: 240_000 }, () => {
 
     const second = run.start(processEnv());
     expect(await second.line(/^done /)).toBe("done Refunded.");
+    expect(await second.exited).toBe(0);
+    const approvals = await run.approvals();
+    expect(approvals).toHaveLength(1);
+    expect(approvals[0]).toMatchObject({ status: "APPROVED", executedArgs: { order: "1001", amount: 40 } });
+    expect((await run.toolRuns()).map((ran) => ran.args)).toEqual([{ order: "1001", amount: 40 }]);
+    expect(await durable.operator.request.get.query({ requestId: approval.requestId })).toMatchObject({ request: { status: "COMPLETED" } });
+  });
+
+  it("claude-agent durable: a second live process with the same runId, started while the first waits, is refused, and the first drives the run to its end", async () => {
+    const run = await newRun();
+    const first = run.start(processEnv());
+    const approval = await run.asked();
+    const intruder = run.start(processEnv());
+    expect(await intruder.line(/^error /)).toMatch(new RegExp(`RunDrivenElsewhereError: run "${run.runId}" is driven by another live process`));
+    expect(await intruder.exited).toBe(3);
+
+    await durable.operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "approve" });
+    expect(await first.line(/^done /)).toBe("done Refunded.");
+    expect(await first.exited).toBe(0);
     expect(await run.approvals()).toHaveLength(1);
     expect((await run.toolRuns()).map((ran) => ran.args)).toEqual([{ order: "1001", amount: 40 }]);
+    expect(await durable.operator.request.get.query({ requestId: approval.requestId })).toMatchObject({ request: { status: "COMPLETED" } });
   });
 
   it("claude-agent durable: killed between the claim and the report, the resumed run never runs the tool again, the model reads that the outcome is unknown, and the console says so", async () => {
