@@ -48,6 +48,7 @@ const FOREIGN: Record<string, { as: Caller; kind: "query" | "mutation"; input: (
   // B's run under B's own runId: runIds belong to the key that began them.
   "run.hold": { as: "agent", kind: "mutation", input: (b) => ({ runId: b.runId, holder: "intruder", state: "taken over" }) },
   "policy.unpinTool": { as: "admin", kind: "mutation", input: (b) => ({ pinId: b.pinId }) },
+  "policy.pinToolFromApproval": { as: "admin", kind: "mutation", input: (b) => ({ approvalId: b.approvalId, sha256: "0".repeat(64) }) },
   "task.tree": { as: "admin", kind: "query", input: (b) => ({ sessionId: b.sessionId }) },
   "task.timeline": { as: "admin", kind: "query", input: (b) => ({ taskId: b.taskId }) },
   "task.cancel": { as: "admin", kind: "mutation", input: (b) => ({ taskId: b.taskId }) },
