@@ -15,6 +15,38 @@ export function SignInCard({ title, children }: { title: string; children: React
   );
 }
 
+/** A required, labelled text input of the sign-in forms, with an optional hint under its label. */
+export function TextField({
+  label,
+  hint,
+  type,
+  autoComplete,
+  value,
+  onChange,
+}: {
+  label: string;
+  hint?: string;
+  type: "email" | "password";
+  autoComplete: string;
+  value: string;
+  onChange: (value: string) => void;
+}) {
+  return (
+    <label className="block text-sm">
+      <span className="font-medium">{label}</span>
+      {hint ? <span className="block text-xs text-slate-600">{hint}</span> : null}
+      <input
+        type={type}
+        autoComplete={autoComplete}
+        required
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        className="mt-1 block w-full rounded border border-slate-300 px-3 py-2"
+      />
+    </label>
+  );
+}
+
 export function PasswordForm({
   children,
   password,
@@ -50,18 +82,7 @@ export function PasswordForm({
   return (
     <form onSubmit={submit} className="space-y-4">
       {children}
-      <label className="block text-sm">
-        <span className="font-medium">Password</span>
-        {passwordHint ? <span className="block text-xs text-slate-600">{passwordHint}</span> : null}
-        <input
-          type="password"
-          autoComplete="current-password"
-          required
-          value={password}
-          onChange={(event) => onPasswordChange(event.target.value)}
-          className="mt-1 block w-full rounded border border-slate-300 px-3 py-2"
-        />
-      </label>
+      <TextField label="Password" hint={passwordHint} type="password" autoComplete="current-password" value={password} onChange={onPasswordChange} />
       {error ? (
         <p role="alert" className="text-sm text-red-700">
           {error.message}

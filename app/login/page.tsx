@@ -3,7 +3,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter, useSearchParams } from "next/navigation";
 import { Suspense, useState } from "react";
-import { PasswordForm, SignInCard } from "@/components/password-form";
+import { PasswordForm, SignInCard, TextField } from "@/components/password-form";
 import { safeRedirectPath } from "@/lib/redirect";
 import { useTRPC } from "@/lib/trpc";
 
@@ -30,17 +30,7 @@ function LoginForm() {
       onSubmit={() => login.mutate({ email, password })}
     >
       <p className="text-sm text-slate-600">Log in to review and decide agents&apos; tool calls.</p>
-      <label className="block text-sm">
-        <span className="font-medium">Email</span>
-        <input
-          type="email"
-          autoComplete="username"
-          required
-          value={email}
-          onChange={(event) => setEmail(event.target.value)}
-          className="mt-1 block w-full rounded border border-slate-300 px-3 py-2"
-        />
-      </label>
+      <TextField label="Email" type="email" autoComplete="username" value={email} onChange={setEmail} />
     </PasswordForm>
   );
 }
