@@ -120,6 +120,26 @@ describe("remembered keys and sessions read again", () => {
     return { reads, release };
   }
 
+  /**
+   * Lets the database read `method` of `target` run but holds its answer until
+   * `release` is called; `answered` settles once the first read has run, so a
+   * change made then comes after what that read saw.
+   */
+  function holdAnswers<T extends object>(target: T, method: keyof T & string) {
+    const original = (target[method] as (...args: unknown[]) => unknown).bind(target);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const reads = vi.spyOn(target, method as never).mockImplementation((async (...args: unknown[]) => {
+      const result = await original(...args);
+      answer();
+      await released;
+      return result;
+    }) as never);
+    return { reads, release, answered };
+  }
+
   const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
   /** `count` calls of `call`, each begun in a turn of the event loop of its own. */
@@ -172,6 +192,37 @@ describe("remembered keys and sessions read again", () => {
     release();
     expect((await Promise.all(together)).map((operator) => operator?.email)).toEqual(together.map(() => ADMIN.email));
     await Promise.all(afterEnded);
+    expect(reads).toHaveBeenCalledTimes(2);
+  });
+
+  it("agent keys: a key read before its revocation answers the calls that joined the read, and is not remembered", async () => {
+    const { agentKeyId } = (await authenticateAgent(app.deps, AGENT_KEY))!;
+    await keyUseRecorded();
+    app.deps.agentKeyCache.clear();
+    const { reads, release, answered } = holdAnswers(app.deps.prisma.agentKey, "findUnique");
+    const before = authenticateAgent(app.deps, AGENT_KEY);
+    await answered;
+    await db.prisma.agentKey.update({ where: { id: agentKeyId }, data: { revokedAt: new Date() } });
+    app.deps.bus.publish("agent-key:changed", { workspaceId: app.workspaceId, agentKeyId, keyHash: sha256(AGENT_KEY), revoked: true });
+    release();
+    expect((await before)?.agentKeyId).toBe(agentKeyId);
+    expect(await authenticateAgent(app.deps, AGENT_KEY)).toBeNull();
+    expect(reads).toHaveBeenCalledTimes(2);
+  });
+
+  it("operator sessions: a session read before its operator changed answers the calls that joined the read, and is not remembered", async () => {
+    let token: string | undefined;
+    await callerWith(app.deps, { setSessionCookie: (value) => (token = value ?? undefined) }).auth.login(ADMIN);
+    const { operatorId } = (await authenticateOperator(app.deps, token!))!;
+    app.deps.operatorSessionCache.clear();
+    const { reads, release, answered } = holdAnswers(app.deps.prisma, "$queryRaw");
+    const before = authenticateOperator(app.deps, token!);
+    await answered;
+    await db.prisma.operator.update({ where: { id: operatorId }, data: { role: "OPERATOR" } });
+    app.deps.bus.publish("operator:changed", { workspaceId: app.workspaceId, operatorId });
+    release();
+    expect((await before)?.role).toBe("ADMIN");
+    expect((await authenticateOperator(app.deps, token!))?.role).toBe("OPERATOR");
     expect(reads).toHaveBeenCalledTimes(2);
   });
 });

@@ -663,7 +663,7 @@ describe("approval.decide in two statements", () => {
     // The decision is two statements and no transaction around them (this
     // node has written no audit entry in the workspace, so it reads the head);
     // the operator's session, checked by the list before, is remembered
-    // (server/services/operator-session-cache.ts).
+    // (server/services/principal-cache.ts).
     expect(statements).toBe(2);
     expect(transactions).not.toHaveBeenCalled();
 

@@ -2,7 +2,6 @@
 // Passwords are hashed with argon2id; tokens and keys are random and stored as SHA-256.
 import { createHash, randomBytes } from "node:crypto";
 import { hash as argon2Hash, verify as argon2Verify } from "@node-rs/argon2";
-import { LRUCache } from "lru-cache";
 import { agentKeyShape } from "../domain/agent-key-format.ts";
 import { DomainError } from "../domain/errors.ts";
 import { log } from "../log.ts";
@@ -10,6 +9,7 @@ import { newId } from "../domain/ids.ts";
 import type { AgentPrincipal, OperatorPrincipal } from "../domain/principal.ts";
 import { SYSTEM_ACTOR } from "./audit.ts";
 import type { ServiceDeps } from "./deps.ts";
+import type { Verified } from "./principal-cache.ts";
 
 export const sha256 = (value: string) => createHash("sha256").update(value).digest("hex");
 export const randomToken = (prefix: string) => `${prefix}_${randomBytes(24).toString("base64url")}`;
@@ -151,34 +151,32 @@ interface SessionOfOperator {
 }
 
 export async function authenticateOperator(deps: ServiceDeps, token: string): Promise<OperatorPrincipal | null> {
-  const tokenHash = sha256(token);
-  const cached = deps.operatorSessionCache.get(tokenHash, deps.now());
-  if (cached) return cached;
-  return deps.operatorSessionReads.read(tokenHash, () => readOperatorSession(deps, tokenHash));
+  const verified = await deps.operatorSessionCache.fetch(sha256(token));
+  const principal = verified?.principal ?? null;
+  // A session's own expiry is checked on every answer, remembered ones too.
+  return principal && principal.expiresAt > deps.now() ? principal : null;
 }
 
-/** The session's principal from the database, remembered unless a session or operator changed meanwhile; null for none valid. */
-async function readOperatorSession(deps: ServiceDeps, tokenHash: string): Promise<OperatorPrincipal | null> {
-  const cache = deps.operatorSessionCache;
-  const generation = cache.generation();
+/** The session's principal from the database; null for none valid. */
+export async function readOperatorSession(deps: ServiceDeps, tokenHash: string): Promise<Verified<OperatorPrincipal>> {
   // One statement (Prisma would read the session and its operator in two).
   const [session] = await deps.prisma.$queryRaw<SessionOfOperator[]>`
     SELECT s.id, s."workspaceId", s."operatorId", s."expiresAt", s."revokedAt", o.email, o.name, o.role::text AS role, o."disabledAt"
     FROM "OperatorSession" s JOIN "Operator" o ON o.id = s."operatorId"
     WHERE s."tokenHash" = ${tokenHash}`;
-  if (!session || session.revokedAt || session.expiresAt <= deps.now() || session.disabledAt) return null;
-  const principal: OperatorPrincipal = {
-    kind: "operator",
-    workspaceId: session.workspaceId,
-    operatorId: session.operatorId,
-    sessionId: session.id,
-    expiresAt: session.expiresAt,
-    email: session.email,
-    name: session.name,
-    role: session.role,
+  if (!session || session.revokedAt || session.expiresAt <= deps.now() || session.disabledAt) return { principal: null };
+  return {
+    principal: {
+      kind: "operator",
+      workspaceId: session.workspaceId,
+      operatorId: session.operatorId,
+      sessionId: session.id,
+      expiresAt: session.expiresAt,
+      email: session.email,
+      name: session.name,
+      role: session.role,
+    },
   };
-  cache.remember(tokenHash, principal, generation, deps.now());
-  return principal;
 }
 
 export async function logout(deps: ServiceDeps, principal: OperatorPrincipal): Promise<void> {
@@ -190,42 +188,31 @@ export async function logout(deps: ServiceDeps, principal: OperatorPrincipal): P
   deps.bus.publish("operator:session-ended", { workspaceId: principal.workspaceId, sessionId: principal.sessionId });
 }
 
-// Agent calls are the hot path: a verified key is remembered briefly so that
-// every call does not cost a database round trip. A revocation or a change of
-// trust drops the key from every node's cache at once (the agent-key:changed
-// event, carried between nodes by the event bridge); the cache time bounds it
-// only if that event is lost.
-const AGENT_KEY_CACHE_MS = 5_000;
-export type AgentKeyCache = LRUCache<string, { principal: AgentPrincipal; until: number }>;
-
-export const newAgentKeyCache = (): AgentKeyCache => new LRUCache({ max: 10_000 });
-
+// Agent calls are the hot path: a verified key is remembered briefly
+// (principal-cache.ts). A revocation or a change of trust drops the key from
+// every node's cache at once (the agent-key:changed event, carried between
+// nodes by the event bridge); the cache time bounds it only if that event is lost.
 export async function authenticateAgent(deps: ServiceDeps, key: string): Promise<AgentPrincipal | null> {
   // A key of the current format whose checksum does not match was mistyped or made up: no lookup.
   if (agentKeyShape(key) === "corrupt") return null;
-  const keyHash = sha256(key);
-  const cached = deps.agentKeyCache.get(keyHash);
-  if (cached && cached.until > deps.now().getTime()) return cached.principal;
-  return deps.agentKeyReads.read(keyHash, () => readAgentKey(deps, keyHash));
+  const verified = await deps.agentKeyCache.fetch(sha256(key));
+  return verified?.principal ?? null;
 }
 
-/** The key's principal from the database, remembered for AGENT_KEY_CACHE_MS; null for an unknown or revoked key. */
-async function readAgentKey(deps: ServiceDeps, keyHash: string): Promise<AgentPrincipal | null> {
+/** The key's principal from the database; null for an unknown or revoked key. */
+export async function readAgentKey(deps: ServiceDeps, keyHash: string): Promise<Verified<AgentPrincipal>> {
   const record = await deps.prisma.agentKey.findUnique({ where: { keyHash } });
-  if (!record || record.revokedAt) {
-    deps.agentKeyCache.delete(keyHash);
-    return null;
-  }
-  const principal: AgentPrincipal = {
-    kind: "agent",
-    workspaceId: record.workspaceId,
-    agentKeyId: record.id,
-    keyName: record.name,
-    trustedAgents: Object.freeze([...record.trustedAgents]),
-  };
-  deps.agentKeyCache.set(keyHash, { principal, until: deps.now().getTime() + AGENT_KEY_CACHE_MS });
+  if (!record || record.revokedAt) return { principal: null };
   noteKeyUse(deps, record.id, record.lastUsedAt);
-  return principal;
+  return {
+    principal: {
+      kind: "agent",
+      workspaceId: record.workspaceId,
+      agentKeyId: record.id,
+      keyName: record.name,
+      trustedAgents: Object.freeze([...record.trustedAgents]),
+    },
+  };
 }
 
 /** Last use is kept to the minute; the write is off the call's path and at most once a minute per key. */

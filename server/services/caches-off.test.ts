@@ -18,8 +18,8 @@ function remembered(deps: ServiceDeps): Record<string, unknown> {
   deps.openedApprovals.opened(approval, 10, facts);
   deps.auditHeadContention.noted("w", now);
   deps.writtenAuditHeads.written("w", { seq: 1, hash: "h" });
-  deps.operatorSessionCache.remember("t", principal, deps.operatorSessionCache.generation(), now);
-  deps.agentKeyCache.set("k", { principal, until: Infinity } as never);
+  deps.operatorSessionCache.set("t", { principal });
+  deps.agentKeyCache.set("k", { principal });
   deps.policyCache.set("w", { version: 1, set: {} } as never);
   deps.channelCache.set("w", { version: 1, channels: [] });
   return {
@@ -27,7 +27,7 @@ function remembered(deps: ServiceDeps): Record<string, unknown> {
     "opened-approvals": deps.openedApprovals.take("w", "ap1"),
     "audit-head-contention": deps.auditHeadContention.contended("w", now) || undefined,
     "written-audit-heads": deps.writtenAuditHeads.get("w", now),
-    "operator-sessions": deps.operatorSessionCache.get("t", now),
+    "operator-sessions": deps.operatorSessionCache.get("t"),
     "agent-keys": deps.agentKeyCache.get("k"),
     policies: deps.policyCache.get("w"),
     channels: deps.channelCache.get("w"),

@@ -8,7 +8,6 @@ import { AuditHeadContention } from "./approvals/audit-head-contention.ts";
 import { GateFactsCache } from "./approvals/gate-facts-cache.ts";
 import { OpenedApprovals } from "./approvals/opened-approvals.ts";
 import { WrittenAuditHeads } from "./approvals/written-audit-heads.ts";
-import { OperatorSessionCache } from "./operator-session-cache.ts";
 
 import type { HotPathCache } from "./cache-names.ts";
 
@@ -25,9 +24,6 @@ class NoAuditHeadContention extends AuditHeadContention {
 }
 class NoWrittenAuditHeads extends WrittenAuditHeads {
   override written(): void {}
-}
-class NoOperatorSessions extends OperatorSessionCache {
-  override remember(): void {}
 }
 /** An LRU cache that keeps nothing: every get misses. */
 class NoLru<K extends {}, V extends {}> extends LRUCache<K, V> {
@@ -48,10 +44,7 @@ export function auditHeadContention(off: ReadonlySet<HotPathCache>): AuditHeadCo
 export function writtenAuditHeads(off: ReadonlySet<HotPathCache>): WrittenAuditHeads {
   return off.has("written-audit-heads") ? new NoWrittenAuditHeads() : new WrittenAuditHeads();
 }
-export function operatorSessionCache(off: ReadonlySet<HotPathCache>): OperatorSessionCache {
-  return off.has("operator-sessions") ? new NoOperatorSessions() : new OperatorSessionCache();
-}
-/** An LRU cache that keeps nothing, for the caches that are plain LRU caches (agent keys, policies, channels). */
+/** An LRU cache that keeps nothing, for the caches that are plain LRU caches (policies, channels); agent keys and operator sessions are turned off in principal-cache.ts. */
 export function unkeptLru<K extends {}, V extends {}>(): LRUCache<K, V> {
   return new NoLru<K, V>({ max: 1 });
 }

@@ -10,15 +10,14 @@ import { createOutbound, type Outbound } from "../net/outbound.ts";
 import { deriveKey, generateSecret } from "../secret.ts";
 import { AuditLog } from "./audit.ts";
 import type { DigestSink } from "./audit-seal.ts";
-import { newAgentKeyCache, type AgentKeyCache } from "./auth.ts";
-import type { OperatorSessionCache } from "./operator-session-cache.ts";
+import { readAgentKey, readOperatorSession } from "./auth.ts";
+import { newPrincipalCache, type PrincipalCache } from "./principal-cache.ts";
 import type { AuditHeadContention } from "./approvals/audit-head-contention.ts";
 import type { GateFactsCache } from "./approvals/gate-facts-cache.ts";
 import type { WrittenAuditHeads } from "./approvals/written-audit-heads.ts";
 import type { OpenedApprovals } from "./approvals/opened-approvals.ts";
 import * as caches from "./caches-off.ts";
 import { AuditTurns } from "./approvals/audit-turns.ts";
-import { SharedReads } from "./shared-reads.ts";
 import type { AgentPrincipal, OperatorPrincipal } from "../domain/principal.ts";
 import { DecisionBatches } from "./approvals/decision-batches.ts";
 import { finishQueuedApprovals, type EndedApproval, type QueuedEnding } from "./approvals/finish-approval.ts";
@@ -36,12 +35,10 @@ export interface ServiceDeps {
   bus: EventBus;
   now: () => Date;
   sessionTtlHours: number;
-  agentKeyCache: AgentKeyCache;
-  /** The agent key reads in flight, shared by the calls that missed the cache together. */
-  agentKeyReads: SharedReads<string, AgentPrincipal | null>;
-  operatorSessionCache: OperatorSessionCache;
-  /** The operator session reads in flight, likewise. */
-  operatorSessionReads: SharedReads<string, OperatorPrincipal | null>;
+  /** Verified agent keys by hash, and their reads in flight (principal-cache.ts). */
+  agentKeyCache: PrincipalCache<AgentPrincipal>;
+  /** Verified operator sessions by token hash, and their reads in flight. */
+  operatorSessionCache: PrincipalCache<OperatorPrincipal>;
   waiters: DecisionWaiters;
   /** Compiled policy rules per workspace, checked against the workspace's policyVersion. */
   policyCache: PolicyCache;
@@ -118,10 +115,8 @@ export function createServiceDeps(
     bus,
     now: () => new Date(),
     sessionTtlHours: options.sessionTtlHours ?? 12,
-    agentKeyCache: off.has("agent-keys") ? caches.unkeptLru() : newAgentKeyCache(),
-    agentKeyReads: new SharedReads(),
-    operatorSessionCache: caches.operatorSessionCache(off),
-    operatorSessionReads: new SharedReads(),
+    agentKeyCache: newPrincipalCache({ read: (keyHash) => readAgentKey(deps, keyHash), now: () => deps.now(), kept: !off.has("agent-keys") }),
+    operatorSessionCache: newPrincipalCache({ read: (tokenHash) => readOperatorSession(deps, tokenHash), now: () => deps.now(), kept: !off.has("operator-sessions") }),
     waiters: new DecisionWaiters(bus),
     policyCache: off.has("policies") ? caches.unkeptLru() : newPolicyCache(),
     auditHeadContention: caches.auditHeadContention(off),
@@ -149,25 +144,18 @@ export function createServiceDeps(
   };
   // A key or an operator's session revoked or changed on any node is read
   // again on this one at its next call; after the link between nodes dropped,
-  // every one is.
-  // A read in flight when the change came may have read the row before it: it is not joined after.
+  // every one is. Deleting an entry also forgets its read in flight.
   bus.on("agent-key:changed", ({ keyHash }) => {
     deps.agentKeyCache.delete(keyHash);
-    deps.agentKeyReads.forget(keyHash);
   });
-  bus.on("operator:session-ended", ({ sessionId }) => {
-    deps.operatorSessionCache.forgetSession(sessionId);
-    deps.operatorSessionReads.clear();
-  });
-  bus.on("operator:changed", ({ operatorId }) => {
-    deps.operatorSessionCache.forgetOperator(operatorId);
-    deps.operatorSessionReads.clear();
-  });
+  // Which token is an ended session's, or a changed operator's, is known only
+  // once read (reads in flight too): every remembered session is read again,
+  // one statement per console session.
+  bus.on("operator:session-ended", () => deps.operatorSessionCache.clear());
+  bus.on("operator:changed", () => deps.operatorSessionCache.clear());
   bus.on("bridge:resumed", () => {
     deps.agentKeyCache.clear();
-    deps.agentKeyReads.clear();
     deps.operatorSessionCache.clear();
-    deps.operatorSessionReads.clear();
   });
   return deps;
 }
