@@ -41,7 +41,7 @@ test("an expired session goes to the login page keeping the URL, and logging in 
 test("the audit log lists decisions with who made them, filterable, and shows the hash chain intact", async ({ page }, testInfo) => {
   const tool = unique("audited_tool");
   const pending = await requestApproval({ tool });
-  await logIn(page);
+  await logIn(page, undefined, undefined, `/?tool=${tool}`);
   await inboxRow(page, tool).click();
   await page.getByRole("region", { name: "Approval detail" }).getByRole("button", { name: /^Approve a$/ }).click();
   await sendNow(page);

@@ -65,7 +65,7 @@ test("a question is answered in free text: the answer box is open, and the agent
     kind: "question",
     summary: "The customer wants a refund but gave no order number. **Which order** should I refund?",
   });
-  await logIn(page, undefined, undefined, `/?approval=${asked.approvalId}`);
+  await logIn(page, undefined, undefined, `/?session=${sessionId}&approval=${asked.approvalId}`);
   const detail = page.getByRole("article", { name: `Approval input_required by ${agent}` });
   await expect(detail.getByTestId("question-kind")).toHaveText("question");
   await expect(detail.getByTestId("framework")).toHaveText("A2A");
@@ -103,7 +103,7 @@ test("a form is filled in field by field: a wrong value is refused with what was
     },
   });
   void awaitDecision(asked.approvalId, 25_000).catch(() => undefined);
-  await logIn(page, undefined, undefined, `/?approval=${asked.approvalId}`);
+  await logIn(page, undefined, undefined, `/?session=${sessionId}&approval=${asked.approvalId}`);
   const detail = page.getByRole("article", { name: `Approval elicitation by ${agent}` });
   await expect(detail.getByTestId("form-kind")).toHaveText("form");
   await expect(detail.getByTestId("framework")).toHaveText("MCP");

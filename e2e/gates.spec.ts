@@ -12,7 +12,7 @@ test("approve and remember for this session: the next same call in the session i
   const first = await requestApproval({ tool, args: { to: "ada@example.com", text: "Your refund is on its way" } });
   const admin = await adminApi();
   try {
-    await logIn(page);
+    await logIn(page, undefined, undefined, `/?tool=${tool}`);
     await inboxRow(page, tool).click();
     await expect(detail(page).getByTestId("gate")).toContainText("an approver, set by the workspace default");
     await detail(page).getByRole("button", { name: "Approve and remember…" }).click();
@@ -57,7 +57,7 @@ test("two approvers: the first approval shows 1 of 2, the second one decides, an
   const pageB = await contextB.newPage();
   try {
     const asked = await requestApproval({ tool, args: { userId: 42 } });
-    await logIn(page);
+    await logIn(page, undefined, undefined, `/?tool=${tool}`);
     await inboxRow(page, tool).click();
     await expect(detail(page).getByTestId("gate")).toContainText("2 distinct approvers");
     await expect(detail(page).getByTestId("quorum-progress")).toContainText("0 of 2 approved");
@@ -73,7 +73,7 @@ test("two approvers: the first approval shows 1 of 2, the second one decides, an
     expect((await awaitDecision(asked.approvalId, 0)).status).toBe("PENDING");
     await finalScreenshot(page, testInfo, "one-of-two");
 
-    await logIn(pageB, second.email, second.password);
+    await logIn(pageB, second.email, second.password, `/?tool=${tool}`);
     await inboxRow(pageB, tool).click();
     await detail(pageB).getByRole("button", { name: /^Approve a$/ }).click();
     await sendNow(pageB);

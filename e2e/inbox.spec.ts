@@ -1,7 +1,8 @@
 // The approval inbox end to end: agents ask (as a separate process or over HTTP
 // from the test), operators decide in the browser, and the agent side sees the
-// decision. Every test uses its own tool names or session, so tests share one
-// server without seeing each other's approvals.
+// decision. Every test uses its own tool names or session and opens the inbox
+// filtered to them: earlier tests leave approvals waiting, and in a long list a
+// new row can sit below the fold, outside the virtualized list's rendered rows.
 import { expect, test, type Page } from "@playwright/test";
 import { ADMIN_EMAIL, BASE_URL } from "./fixtures";
 import { AgentProcess, awaitDecision, createOperator, decisionArmed, finalScreenshot, inboxRow, logIn, requestApproval, sendNow, unique } from "./helpers";
@@ -10,8 +11,8 @@ const detail = (page: Page) => page.getByRole("region", { name: "Approval detail
 const approveButton = (page: Page) => detail(page).getByRole("button", { name: /^Approve a$/ });
 
 test("an agent's request reaches the inbox within a second; approving resumes the agent and the tree goes PAUSED, RUNNING, COMPLETED", async ({ page, context }, testInfo) => {
-  await logIn(page);
   const tool = unique("book_flight");
+  await logIn(page, undefined, undefined, `/?tool=${tool}`);
   const agent = new AgentProcess({ AGENT_TOOL: tool, AGENT_SESSION_TITLE: unique("Trip"), AGENT_ARGS: JSON.stringify({ flight: "LH123", seats: 2 }) });
   try {
     const requested = await agent.next("approval-requested");
@@ -74,8 +75,8 @@ test("two operators see one approval; one approves, the other sees it live, and 
   });
   const pageB = await contextB.newPage();
   try {
-    await logIn(page);
-    await logIn(pageB, other.email, other.password);
+    await logIn(page, undefined, undefined, `/?session=${first.sessionId}`);
+    await logIn(pageB, other.email, other.password, `/?session=${first.sessionId}`);
 
     // Both open the first approval; A approves; B sees it decided live.
     await inboxRow(page, tools[0]!).click();
@@ -119,7 +120,7 @@ test("reject with a message and respond with an answer reach the agent; the hist
   const respondTool = unique("ask_manager");
   const rejected = await requestApproval({ tool: rejectTool, title: unique("Decisions") });
   const answered = await requestApproval({ tool: respondTool, sessionId: rejected.sessionId });
-  await logIn(page);
+  await logIn(page, undefined, undefined, `/?session=${rejected.sessionId}`);
 
   await inboxRow(page, rejectTool).click();
   await decisionArmed(page);
@@ -159,8 +160,8 @@ test("reject with a message and respond with an answer reach the agent; the hist
 });
 
 test("edit: a field that says no number, and invalid JSON, are refused before sending; a valid edit reaches the agent and history shows proposed, approved and executed", async ({ page }, testInfo) => {
-  await logIn(page);
   const tool = unique("transfer_funds");
+  await logIn(page, undefined, undefined, `/?tool=${tool}`);
   const agent = new AgentProcess({ AGENT_TOOL: tool, AGENT_ARGS: JSON.stringify({ amount: 5000, to: "acct-1" }) });
   try {
     await agent.next("approval-requested");
@@ -280,7 +281,7 @@ test("a viewer sees approvals but no decision controls, and a forged decide call
   const viewer = await createOperator("VIEWER");
   const tool = unique("rotate_keys");
   const pending = await requestApproval({ tool });
-  await logIn(page, viewer.email, viewer.password);
+  await logIn(page, viewer.email, viewer.password, `/?tool=${tool}`);
   await expect(page.getByTestId("operator-identity")).toContainText("(viewer)");
 
   await inboxRow(page, tool).click();
