@@ -57,6 +57,18 @@ describe("durable runs", () => {
     expect(next.requestId).not.toBe(first.requestId);
   });
 
+  it("run.begin: a process started in place of a dead one, replacing it, takes its run over at once; the dead one's connection closing late leaves the new lease alone", async () => {
+    const { agent, sessionId } = await opened();
+    const first = await agent.run.begin({ runId: "sync-3", holder: "dead", sessionId, agent: "mailer" });
+    // Naming a holder that does not hold the run takes nothing from the one that does.
+    expect(await codeOf(agent.run.begin({ runId: "sync-3", holder: "p2", replacing: "someone-else", sessionId, agent: "mailer" }))).toMatch(/^CONFLICT: .*\(dead\)/);
+    expect(await agent.run.begin({ runId: "sync-3", holder: "p2", replacing: "dead", sessionId, agent: "mailer" })).toMatchObject({ requestId: first.requestId, continued: true });
+    const { agentKeyId } = await db.prisma.durableRun.findFirstOrThrow({ where: { runId: "sync-3" } });
+    await releaseRunsOf(app.deps, agentKeyId, "dead");
+    expect(await codeOf(agent.run.begin({ runId: "sync-3", holder: "p3", sessionId, agent: "mailer" }))).toMatch(/^CONFLICT: .*\(p2\)/);
+    expect(await codeOf(agent.run.hold({ runId: "sync-3", holder: "dead" }))).toMatch(/^CONFLICT/);
+  });
+
   it("run.begin: while one process holds the lease, another is CONFLICT; after the lease lapses (or its connection closed) the other continues the run", async () => {
     const { agent, sessionId } = await opened();
     const first = await agent.run.begin({ runId: "job-7", holder: "p1", sessionId, agent: "mailer" });

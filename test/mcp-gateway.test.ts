@@ -15,6 +15,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, CreateMessageRequestSchema, CreateTaskResultSchema, ElicitRequestSchema, ListRootsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OperatorClient } from "./clients.ts";
+import { RUN_LEASE_MS } from "../server/domain/durable-run.ts";
 import { toolDefinitionSha256 } from "../server/domain/tool-pins.ts";
 import { AGENT_KEY } from "./harness.ts";
 import { useTestServer, type TestServer } from "./server.ts";
@@ -41,17 +42,30 @@ afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
 
+/**
+ * Runs a command as the child of a parent that never reaps it (a shell that
+ * becomes `sleep`): killed, it stays a zombie until that parent goes, as a
+ * gateway does whose client has not reaped it yet. The parent says its pid.
+ */
+const unreaped = (command: readonly string[]) => ["/bin/sh", "-c", 'exec 3<&0; "$@" <&3 3<&- & echo "gateway pid $!" >&2; exec sleep 600 3<&-', "sh", ...command];
+
+/** The kernel's state of a process (R, S, Z for a zombie, ...), or null once it is gone. */
+async function processState(pid: number): Promise<string | null> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => null);
+  return stat === null ? null : stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+}
+
 let connections = 0;
 /** An MCP client whose server is `tollgate-mcp ... -- <the test upstream>`; it answers elicitations with `confirmed: true`. */
-async function connect(options: { args?: string[]; env?: Record<string, string>; url?: string; log?: string; runId?: string } = {}) {
+async function connect(options: { args?: string[]; env?: Record<string, string>; url?: string; log?: string; runId?: string; unreaped?: boolean } = {}) {
   connections += 1;
   const log = options.log ?? path.join(scratch, `upstream-${connections}.log`);
   await writeFile(log, "", { flag: "a" });
-  const [node, ...gateway] = tsx(CLI);
+  const [node, ...command] = options.unreaped ? unreaped(tsx(CLI)) : tsx(CLI);
   const transport = new StdioClientTransport({
-    command: node,
+    command: node!,
     args: [
-      ...gateway,
+      ...command,
       "--url",
       options.url ?? test.url,
       "--progress-interval",
@@ -344,25 +358,35 @@ describe("tollgate-mcp fails closed and survives its own death", () => {
     expect(await gone.ran()).toEqual([]);
   });
 
-  it("mcp gateway: killed mid-wait and started again with its run id, it asks nothing twice and runs nothing twice", async () => {
+  it("mcp gateway: killed mid-wait, not yet reaped, and started again with its run id, it takes the run over at once (not after the dead one's lease), asks nothing twice and runs nothing twice", async () => {
     const log = path.join(scratch, "restart.log");
-    const first = await connect({ runId: "restart-run", log });
+    const first = await connect({ runId: "restart-run", log, unreaped: true });
     void call(first.client, "delete_file", { path: "/restart" }).catch(() => undefined);
     const [approval] = await pending({ tool: "delete_file", text: "/restart" });
-    process.kill(first.transport.pid!, "SIGKILL");
-    await first.client.close();
+    const gatewayPid = Number(/gateway pid (\d+)/.exec(first.stderr())![1]);
+    process.kill(gatewayPid, "SIGKILL");
+    // Its client has not reaped it: a zombie, which signal 0 still finds.
+    await expect.poll(() => processState(gatewayPid), { timeout: 10_000 }).toBe("Z");
+    const killedAt = Date.now();
 
     const second = await connect({ runId: "restart-run", log });
-    const again = call(second.client, "delete_file", { path: "/restart" });
-    // The dead gateway's approval is the one still waiting: no second one is asked.
-    const [still] = await pending({ tool: "delete_file", text: "/restart" });
-    expect(still!.approvalId).toBe(approval!.approvalId);
-    await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
-    expect(textOf(await again)).toBe("deleted /restart");
-    expect(await second.ran()).toEqual([{ tool: "delete_file", args: { path: "/restart" } }]);
-    const asked = await operator.approval.list.query({ agent: "files", tool: "delete_file", text: "/restart" });
-    expect(asked.items.map((item) => item.approvalId)).toEqual([approval!.approvalId]);
-    await second.client.close();
+    try {
+      const again = call(second.client, "delete_file", { path: "/restart" });
+      // Taken over as soon as it starts: a gateway refused until the lease lapses fails its calls for half a minute.
+      await expect.poll(() => second.stderr(), { timeout: RUN_LEASE_MS }).toContain('run "restart-run" continued');
+      expect(Date.now() - killedAt).toBeLessThan(RUN_LEASE_MS / 2);
+      // The dead gateway's approval is the one still waiting: no second one is asked.
+      const [still] = await pending({ tool: "delete_file", text: "/restart" });
+      expect(still!.approvalId).toBe(approval!.approvalId);
+      await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
+      expect(textOf(await again)).toBe("deleted /restart");
+      expect(await second.ran()).toEqual([{ tool: "delete_file", args: { path: "/restart" } }]);
+      const asked = await operator.approval.list.query({ agent: "files", tool: "delete_file", text: "/restart" });
+      expect(asked.items.map((item) => item.approvalId)).toEqual([approval!.approvalId]);
+    } finally {
+      await second.client.close();
+      await first.client.close();
+    }
   });
 
   it("mcp gateway: a task waiting when its gateway is killed is the task of the gateway started again with the run id: tasks/get says it waits, no second approval is asked, and approved, tasks/result gives what ran once", async () => {
@@ -390,17 +414,22 @@ describe("tollgate-mcp fails closed and survives its own death", () => {
     }
   });
 
-  it("mcp gateway: started again without a run id, it cancels what the dead gateway left pending", async () => {
-    const first = await connect();
+  it("mcp gateway: started again without a run id, it cancels what the dead gateway left pending, though its client has not reaped it yet", async () => {
+    const first = await connect({ unreaped: true });
     void call(first.client, "delete_file", { path: "/orphaned" }).catch(() => undefined);
     const [approval] = await pending({ tool: "delete_file", text: "/orphaned" });
-    process.kill(first.transport.pid!, "SIGKILL");
-    await first.client.close();
+    const gatewayPid = Number(/gateway pid (\d+)/.exec(first.stderr())![1]);
+    process.kill(gatewayPid, "SIGKILL");
+    await expect.poll(() => processState(gatewayPid), { timeout: 10_000 }).toBe("Z");
 
     const second = await connect();
-    await expect.poll(async () => (await operator.approval.get.query({ approvalId: approval!.approvalId })).status, { timeout: 15_000 }).toBe("CANCELED");
-    expect(await first.ran()).toEqual([]);
-    await second.client.close();
+    try {
+      await expect.poll(async () => (await operator.approval.get.query({ approvalId: approval!.approvalId })).status, { timeout: 15_000 }).toBe("CANCELED");
+      expect(await first.ran()).toEqual([]);
+    } finally {
+      await second.client.close();
+      await first.client.close();
+    }
   });
 });
 

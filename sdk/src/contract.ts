@@ -145,6 +145,11 @@ export interface Contract {
       runId: string;
       /** The process that drives the run (the client's replicaId). */
       holder: string;
+      /**
+       * The holder (replicaId) of a process that died, this one started in its
+       * place: the run is taken over at once, not after the dead one's lease.
+       */
+      replacing?: string;
       sessionId: string;
       agent: string;
       kind?: "agent" | "orchestrator";

@@ -25,14 +25,14 @@ export interface TollgateOptions {
   pollMs?: number;
   /** Retries of a call that failed on the network (not on an error answer). */
   networkRetries?: number;
-  /** Names this process when it claims a tool's execution; defaults to a random id per client. */
-  replicaId?: string;
   /**
-   * Names this process as the holder of the durable runs it begins (their
-   * lease); defaults to replicaId. A process started again in place of one
-   * that died can hold the dead one's runs as it did, taking them over at once.
+   * Names this process, once for everything: its execution claims, the lease
+   * of the durable runs it drives and its held connection (whose closing
+   * releases those leases). Defaults to a random id per client; never give a
+   * new process a dead one's id (its claims would be granted again): it takes
+   * the dead one's runs over with `beginRun({ replacing })`.
    */
-  runHolder?: string;
+  replicaId?: string;
   /**
    * Hold one connection on which decisions are pushed the moment they commit
    * (default true); false, or a connection that cannot be made, long-polls.
@@ -88,7 +88,6 @@ export function createTollgate(options: TollgateOptions) {
   // Approvals whose tool already ran in this process: a decision delivered twice runs nothing twice.
   const executed = new Map<string, Promise<GateOutcome<unknown>>>();
   const replicaId = options.replicaId ?? randomUUID();
-  const runHolder = options.runHolder ?? replicaId;
 
   async function withRetry<T>(send: () => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
@@ -251,12 +250,14 @@ export function createTollgate(options: TollgateOptions) {
    * died since), the handle is on that request, `continued` is true and
    * `state` is what was kept with `save`. This process holds the run's lease,
    * renewed while it lives, until the request ends; another live process with
-   * the same runId gets RunDrivenElsewhereError.
+   * the same runId gets RunDrivenElsewhereError. A process started in place
+   * of one that died passes the dead one's replicaId as `replacing`, to take
+   * its run over at once instead of after its lease.
    */
   async function beginRun(input: Omit<ProcedureInput<"run.begin">, "holder">) {
     let begun;
     try {
-      begun = await withRetry(() => call("run.begin", { ...input, holder: runHolder }));
+      begun = await withRetry(() => call("run.begin", { ...input, holder: replicaId }));
     } catch (error) {
       if (error instanceof TRPCClientError && error.data?.code === "CONFLICT") throw new RunDrivenElsewhereError(input.runId, error.message);
       throw error;
@@ -267,7 +268,7 @@ export function createTollgate(options: TollgateOptions) {
     const hold = async (stateToKeep?: string | null) => {
       if (takenOver) throw takenOver;
       try {
-        await withRetry(() => call("run.hold", { runId, holder: runHolder, ...(stateToKeep === undefined ? {} : { state: stateToKeep }) }));
+        await withRetry(() => call("run.hold", { runId, holder: replicaId, ...(stateToKeep === undefined ? {} : { state: stateToKeep }) }));
       } catch (error) {
         if (error instanceof TRPCClientError && error.data?.code === "CONFLICT") throw (takenOver = new RunDrivenElsewhereError(runId, error.message));
         throw error;

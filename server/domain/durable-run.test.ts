@@ -16,6 +16,13 @@ describe("durable run lease", () => {
     expect(heldByOther(lease, "me", now)).toBe(expected);
   });
 
+  it.each([
+    ["the dead process it replaces holds it", { leaseHolder: "dead", leaseExpiresAt: later }, false],
+    ["a process it does not replace holds it", { leaseHolder: "other", leaseExpiresAt: later }, true],
+  ])("durable run, started in place of a dead process: %s", (_name, lease, expected) => {
+    expect(heldByOther(lease, "me", now, "dead")).toBe(expected);
+  });
+
   it("durable run: the claimant is read off the SDK's claim key, and only from a key of that approval", () => {
     expect(claimantOf("replica-1:apr_1", "apr_1")).toBe("replica-1");
     expect(claimantOf("a:b:apr_1", "apr_1")).toBe("a:b");

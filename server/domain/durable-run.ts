@@ -11,9 +11,14 @@ export interface RunLease {
   leaseExpiresAt: Date | null;
 }
 
-/** Whether another process holds the lease now (a lapsed lease is nobody's). */
-export function heldByOther(lease: RunLease, holder: string, now: Date): boolean {
-  return lease.leaseHolder !== null && lease.leaseHolder !== holder && lease.leaseExpiresAt !== null && lease.leaseExpiresAt > now;
+/**
+ * Whether another process holds the lease now (a lapsed lease is nobody's).
+ * `replacing` names a holder the caller knows to be dead (the process it was
+ * started in place of): its lease is the caller's to take at once.
+ */
+export function heldByOther(lease: RunLease, holder: string, now: Date, replacing?: string): boolean {
+  if (lease.leaseHolder === null || lease.leaseHolder === holder || lease.leaseHolder === replacing) return false;
+  return lease.leaseExpiresAt !== null && lease.leaseExpiresAt > now;
 }
 
 export function runDrivenElsewhere(runId: string, lease: RunLease): DomainError {

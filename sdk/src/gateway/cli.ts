@@ -3,7 +3,6 @@
 // (Claude Desktop, Cursor, VS Code, Claude Code) runs in place of the server's
 // own command; every tool call is then decided in Tollgate. stdout carries
 // the protocol, so everything the gateway says goes to stderr.
-import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -93,8 +92,9 @@ async function main() {
 
   const runId = values["run-id"];
   const runFile = runId === undefined ? undefined : runStateFile({ url, apiKey, stateDir: values["state-dir"] }, runId);
-  const holder = (runFile && (await holderOfDeadGateway(runFile))) || randomUUID();
-  const tollgate = createTollgate({ url, apiKey, networkRetries: 2, runHolder: holder });
+  // One name for this process in its claims, its run's lease and its held connection: a new one each start.
+  const tollgate = createTollgate({ url, apiKey, networkRetries: 2 });
+  const replacing = runFile === undefined ? undefined : await holderOfDeadGateway(runFile);
   let run: Promise<Run> | null = null;
   let gate: ReturnType<typeof toolCallGate> | null = null;
   const connection: GatewayConnection = {
@@ -113,7 +113,7 @@ async function main() {
       // Opened now, so what a dead gateway left is canceled at once; again at a call after a
       // failure, as Tollgate may be down when the client starts the gateway.
       const openedRun = () => {
-        run ??= openRun({ tollgate, url, apiKey, agent, runId, holder, sessionTitle: values["session-title"], stateDir: values["state-dir"], log }).catch((error) => {
+        run ??= openRun({ tollgate, url, apiKey, agent, runId, replacing, sessionTitle: values["session-title"], stateDir: values["state-dir"], log }).catch((error) => {
           run = null;
           throw error;
         });

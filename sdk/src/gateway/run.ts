@@ -4,12 +4,14 @@
 //   Tollgate's (run.begin, scoped to the agent key): a gateway started again
 //   continues its root request, and a call it is asked again (same tool and
 //   arguments) finds the approval the dead gateway was waiting on instead of
-//   asking twice. One gateway drives a run at a time (the run's lease).
+//   asking twice. One gateway drives a run at a time (the run's lease); one
+//   started in place of a dead one takes the run over at once.
 // - Without one, the run's ids are kept in a small file, named by a hash of
 //   the server's URL, the agent key and a run id derived from the agent name
 //   and the working folder: a gateway started again there cancels what the
 //   dead one left pending (nobody waits on it any more) and starts a new run.
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import path from "node:path";
@@ -28,8 +30,8 @@ export interface RunOptions {
   agent: string;
   /** Given by the user: a restarted gateway takes the run over. */
   runId?: string;
-  /** The replica id the gateway's Tollgate client asks as: the run's lease holder. */
-  holder?: string;
+  /** The replica id of a dead gateway of this run, this one started in its place: it takes the run over at once. */
+  replacing?: string;
   sessionTitle?: string;
   /** Where runs are remembered (default $XDG_STATE_HOME/tollgate-mcp or ~/.local/state/tollgate-mcp). */
   stateDir?: string;
@@ -55,14 +57,28 @@ export function defaultStateDir(): string {
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
-/** A process that is still alive (signal 0 only checks); a dead gateway's pid is free, or another process's. */
+/**
+ * A process that is still alive (signal 0 only checks); a dead gateway's pid
+ * is free, or another process's, or a zombie's: killed, but not yet reaped by
+ * the client that started it, which signal 0 still finds.
+ */
 function alive(pid: number): boolean {
   if (pid === process.pid) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+  return !zombie(pid);
+}
+
+/** Linux says so in /proc (the state follows the parenthesised command name); elsewhere a zombie counts as alive. */
+function zombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return false;
   }
 }
 
@@ -77,10 +93,10 @@ async function recall(file: string): Promise<Remembered | null> {
 }
 
 /**
- * The lease holder a gateway of this run that died here asked as: one started
- * again with the run id holds the run as it did, and takes it over at once
- * instead of being refused until the dead one's lease lapses. A live
- * gateway's is never reused: a second one is refused, as it should be.
+ * The replica id a gateway of this run that died here asked as: one started
+ * again with the run id replaces it, taking the run over at once instead of
+ * being refused until the dead one's lease lapses. A live gateway's is never
+ * given: a second one is refused, as it should be.
  */
 export async function holderOfDeadGateway(file: string): Promise<string | undefined> {
   const earlier = await recall(file);
@@ -111,9 +127,9 @@ export async function openRun(options: RunOptions): Promise<Run> {
   if (options.runId !== undefined) {
     // The session is the earlier one's when this machine remembers it; a continued run keeps its own anyway.
     const sessionId = earlier?.sessionId ?? (await openSession()).sessionId;
-    const run = await tollgate.beginRun({ runId: options.runId, sessionId, agent: options.agent, kind: "orchestrator", framework: "mcp" });
+    const run = await tollgate.beginRun({ runId: options.runId, sessionId, agent: options.agent, kind: "orchestrator", framework: "mcp", replacing: options.replacing });
     const ids = { sessionId: run.sessionId, taskId: run.taskId, rootRequestId: run.requestId };
-    await remember(file, { ...ids, holder: options.holder });
+    await remember(file, { ...ids, holder: tollgate.replicaId });
     if (run.continued) options.log(`tollgate-mcp: run "${options.runId}" continued (session ${run.sessionId})`);
     return { ...ids, resumed: run.continued, end: async () => void (await run.complete()) };
   }

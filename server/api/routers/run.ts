@@ -17,7 +17,7 @@ export const runRouter = router({
    * run's lease until it stops renewing it. CONFLICT while another live process drives it.
    */
   begin: agentProcedure
-    .input(zBeginFields.extend({ runId: zRunId, holder: zHolder }))
+    .input(zBeginFields.extend({ runId: zRunId, holder: zHolder, replacing: zHolder.optional() }))
     .output(
       z.object({
         runId: z.string(),

@@ -16,6 +16,8 @@ export interface BeginRunInput extends Omit<BeginRequestInput, "idempotencyKey">
   runId: string;
   /** The process that will drive the run (the SDK's replica id). */
   holder: string;
+  /** The holder of a process that died, this one started in place of it: its lease is taken over at once. */
+  replacing?: string;
 }
 
 export interface BegunRun {
@@ -55,7 +57,7 @@ export async function beginRun(deps: ServiceDeps, agent: AgentPrincipal, input: 
       SELECT id, "sessionId", "taskId", "requestId", turn, "leaseHolder", "leaseExpiresAt", state
       FROM "DurableRun" WHERE "agentKeyId" = ${agent.agentKeyId} AND "runId" = ${input.runId} FOR UPDATE`;
     if (!run) throw new Error(`durable run ${input.runId} vanished while it was being begun`);
-    if (heldByOther(run, input.holder, now)) throw runDrivenElsewhere(input.runId, run);
+    if (heldByOther(run, input.holder, now, input.replacing)) throw runDrivenElsewhere(input.runId, run);
     const current = run.requestId ? await tx.request.findUnique({ where: { id: run.requestId }, select: { status: true, sessionId: true, taskId: true } }) : null;
     const inProgress = current !== null && isActive(current.status);
     // A run whose request ended goes on in a new one: its next turn.
