@@ -9,6 +9,10 @@
 // agents at once, console on and off in alternating rounds beside LangGraph's
 // 100 threads pausing and resuming, and a burst of 100 plain-HTTP agents
 // asking together. On the embedded database, then on PostgreSQL when it answers.
+// Beside each load's rate: the CPU per loop of the server, of its PostgreSQL
+// backends and of this process (the load generator), how busy the server's
+// main thread was and the cores the three kept busy, so a reader sees which
+// of them, or the machine's other work, bounded the rate.
 //
 //   npm run bench:clients                     # whole run, about 6 minutes
 //   npm run bench:clients -- --quick          # 3 blocks, short loops: for development
@@ -33,7 +37,7 @@ import { connectOperator, type BenchOperator } from "./approver.ts";
 import { BLOCK } from "./interleave.ts";
 import { langGraphSampler } from "./langgraph.ts";
 import { startBenchServer, type BenchServer } from "./server.ts";
-import { processCpuMs } from "./process-cpu.ts";
+import { cpuWindow, type LoopCpu } from "./process-cpu.ts";
 import { percentile } from "./stats.ts";
 import { warmUp } from "./warm-up.ts";
 
@@ -176,18 +180,19 @@ async function langGraphFlat(): Promise<Sampler> {
 const STRAGGLER_SECONDS = 30;
 let stragglers = 0;
 
-/** A load's rate, and what the server's process spent on it (none for LangGraph, which has no server). */
+/** A load's rate, and what each side spent on it (LangGraph has no server: its CPU is all this process's). */
 interface LoadFigures {
   loopsPerSecond: number;
-  serverCpuMsPerLoop?: number;
+  cpu: LoopCpu;
 }
 
 /**
  * `AGENTS` loops at once of `loop`, for a warm-up and then LOOP_SECONDS: loops
- * a second and, given the server's process, its CPU time (from /proc) per loop
- * over the timed window, the operator's decisions included.
+ * a second and the CPU per loop over the timed window of this process (the
+ * agents and the operator) and, given the server, of its process, its main
+ * thread and its PostgreSQL backends.
  */
-async function loadFigures(loop: (agent: number) => Promise<void>, serverPid?: number): Promise<LoadFigures> {
+async function loadFigures(loop: (agent: number) => Promise<void>, server?: BenchServer): Promise<LoadFigures> {
   const runUntil = async (deadline: number) => {
     let loops = 0;
     let running = AGENTS;
@@ -211,11 +216,25 @@ async function loadFigures(loop: (agent: number) => Promise<void>, serverPid?: n
     return loops;
   };
   await runUntil(now() + Math.min(2, LOOP_SECONDS) * 1000);
-  const cpuBefore = serverPid === undefined ? 0 : processCpuMs(serverPid);
-  const started = now();
-  const loops = await runUntil(started + LOOP_SECONDS * 1000);
-  const loopsPerSecond = loops / ((now() - started) / 1000);
-  return serverPid === undefined ? { loopsPerSecond } : { loopsPerSecond, serverCpuMsPerLoop: (processCpuMs(serverPid) - cpuBefore) / loops };
+  const window = cpuWindow(server);
+  const loops = await runUntil(now() + LOOP_SECONDS * 1000);
+  const cpu = window.end(loops);
+  return { loopsPerSecond: loops / (cpu.wallMs / 1000), cpu };
+}
+
+/** The cores a load kept busy: its CPU per loop on every side times loops a second. */
+function coresBusy({ loopsPerSecond, cpu }: LoadFigures): number {
+  return ((cpu.serverMsPerLoop ?? 0) + (cpu.postgresMsPerLoop ?? 0) + cpu.generatorMsPerLoop) * loopsPerSecond / 1000;
+}
+
+/** One load's figures, for the progress lines. */
+function describeLoad(load: LoadFigures): string {
+  const { cpu } = load;
+  const parts = [`${fmt(load.loopsPerSecond, 0)} loops/s`];
+  if (cpu.serverMsPerLoop !== undefined) parts.push(`server ${fmt(cpu.serverMsPerLoop)} ms CPU/loop (main thread ${fmt(cpu.serverMainThreadBusy!)} busy)`);
+  if (cpu.postgresMsPerLoop !== undefined) parts.push(`PostgreSQL ${fmt(cpu.postgresMsPerLoop)}`);
+  parts.push(`generator ${fmt(cpu.generatorMsPerLoop)} (event-loop delay p99 ${fmt(cpu.generatorLoopDelayP99Ms, 1)} ms)`, `${fmt(coresBusy(load))} cores busy`);
+  return parts.join(", ");
 }
 
 /**
@@ -225,7 +244,7 @@ async function loadFigures(loop: (agent: number) => Promise<void>, serverPid?: n
 async function fullLoops(server: BenchServer, operator: BenchOperator, kind: LoopKind): Promise<LoadFigures> {
   const agents = await loopingAgents(server, operator, kind, progress);
   try {
-    return await loadFigures((agent) => agents.loop(agent), server.pid);
+    return await loadFigures((agent) => agents.loop(agent), server);
   } finally {
     agents.close();
   }
@@ -315,10 +334,9 @@ async function measureDatabase(label: string, urls: { on?: string; off?: string 
     const all = (series: number[][]) => series.flat();
 
     // The loads, console on and off alternating round by round, LangGraph's among them.
-    const rates = { sdkOn: [] as number[], httpOn: [] as number[], sdkOff: [] as number[], httpOff: [] as number[], langGraph: [] as number[] };
-    const serverCpu: Record<keyof typeof rates, number[]> = { sdkOn: [], httpOn: [], sdkOff: [], httpOff: [], langGraph: [] };
+    const loads = { sdkOn: [] as LoadFigures[], httpOn: [] as LoadFigures[], sdkOff: [] as LoadFigures[], httpOff: [] as LoadFigures[], langGraph: [] as LoadFigures[] };
     for (let round = 0; round < LOOP_ROUNDS; round++) {
-      const runs: [keyof typeof rates, () => Promise<LoadFigures>][] = [
+      const runs: [keyof typeof loads, () => Promise<LoadFigures>][] = [
         ["sdkOn", () => fullLoops(consoleOn, on.operator, "sdk")],
         ["sdkOff", () => fullLoops(consoleOff, off.operator, "sdk")],
         ["httpOn", () => fullLoops(consoleOn, on.operator, "http")],
@@ -329,8 +347,8 @@ async function measureDatabase(label: string, urls: { on?: string; off?: string 
       for (const [key, load] of runs) {
         progress(`${label}: ${AGENTS} agents looping (${key}), round ${round + 1} of ${LOOP_ROUNDS}`);
         const figures = await load();
-        rates[key].push(figures.loopsPerSecond);
-        if (figures.serverCpuMsPerLoop !== undefined) serverCpu[key].push(figures.serverCpuMsPerLoop);
+        loads[key].push(figures);
+        progress(`${label}: ${key}: ${describeLoad(figures)}`);
       }
     }
     progress(`${label}: a burst of ${AGENTS} plain-HTTP agents`);
@@ -338,9 +356,16 @@ async function measureDatabase(label: string, urls: { on?: string; off?: string 
 
     const sdkTarget = postgres ? 500 : 250;
     const httpTarget = postgres ? 300 : 150;
-    const rate = (values: number[]) => (values.length > 1 ? `${fmt(median(values), 0)} (${values.map((value) => fmt(value, 0)).join(", ")})` : fmt(values[0]!, 0));
-    const onOff = (a: number[], b: number[]) => median(a) / median(b);
-    const cpu = (values: number[]) => (values.length > 1 ? `${fmt(median(values))} (${values.map((value) => fmt(value)).join(", ")})` : fmt(values[0]!));
+    /** A figure of each round of a load: its median, then each round's. */
+    const figure = (key: keyof typeof loads, of: (load: LoadFigures) => number | undefined, digits = 2) => {
+      const values = loads[key].map(of).filter((value): value is number => value !== undefined && !Number.isNaN(value));
+      if (!values.length) return "—";
+      return values.length > 1 ? `${fmt(median(values), digits)} (${values.map((value) => fmt(value, digits)).join(", ")})` : fmt(values[0]!, digits);
+    };
+    const rateOf = (key: keyof typeof loads) => median(loads[key].map((load) => load.loopsPerSecond));
+    const onOff = (a: keyof typeof loads, b: keyof typeof loads) => rateOf(a) / rateOf(b);
+    const loadRow = (name: string, key: keyof typeof loads, target: string) =>
+      `| ${name} | ${figure(key, (load) => load.loopsPerSecond, 0)} | ${target} | ${figure(key, (load) => load.cpu.serverMsPerLoop)} | ${figure(key, (load) => load.cpu.serverMainThreadBusy)} | ${figure(key, (load) => load.cpu.postgresMsPerLoop)} | ${figure(key, (load) => load.cpu.generatorMsPerLoop)} | ${figure(key, (load) => load.cpu.generatorLoopDelayP99Ms, 1)} | ${figure(key, coresBusy)} |`;
     return [
       `## ${label}`,
       "",
@@ -353,15 +378,15 @@ async function measureDatabase(label: string, urls: { on?: string; off?: string 
       `| SDK | console off | ${fmt(median(all(sdkOff)))} | ${fmt(percentile(all(sdkOff), 99))} | console on ÷ off: ${fmt(blockRatio(sdk, sdkOff))} | ≤ 1.05: ${verdict(blockRatio(sdk, sdkOff) <= 1.05)} |`,
       `| plain HTTP | console off | ${fmt(median(all(httpOff)))} | ${fmt(percentile(all(httpOff), 99))} | console on ÷ off: ${fmt(blockRatio(http, httpOff))} | ≤ 1.05: ${verdict(blockRatio(http, httpOff) <= 1.05)} |`,
       "",
-      `| ${AGENTS} agents at once, full loops (begin, ask, wait, complete) | loops a second, median (each round) | target | server CPU ms per loop, median (each round) |`,
-      "|---|---|---|---|",
-      `| LangGraph.js, ${AGENTS} threads pausing and resuming in this process (SQLite) | ${rate(rates.langGraph)} | | — |`,
-      `| SDK, console on | ${rate(rates.sdkOn)} | ≥ ${sdkTarget}: ${verdict(median(rates.sdkOn) >= sdkTarget)} | ${cpu(serverCpu.sdkOn)} |`,
-      `| SDK, console off | ${rate(rates.sdkOff)} | on ÷ off ${fmt(onOff(rates.sdkOn, rates.sdkOff))}, ≥ 0.95: ${verdict(onOff(rates.sdkOn, rates.sdkOff) >= 0.95)} | ${cpu(serverCpu.sdkOff)} |`,
-      `| plain HTTP, console on | ${rate(rates.httpOn)} | ≥ ${httpTarget}: ${verdict(median(rates.httpOn) >= httpTarget)} | ${cpu(serverCpu.httpOn)} |`,
-      `| plain HTTP, console off | ${rate(rates.httpOff)} | on ÷ off ${fmt(onOff(rates.httpOn, rates.httpOff))}, ≥ 0.95: ${verdict(onOff(rates.httpOn, rates.httpOff) >= 0.95)} | ${cpu(serverCpu.httpOff)} |`,
+      `| ${AGENTS} agents at once, full loops (begin, ask, wait, complete) | loops a second | target | server CPU ms per loop | server's main thread busy | PostgreSQL CPU ms per loop | load generator CPU ms per loop | load generator's event-loop delay p99 ms | cores busy (the three) |`,
+      "|---|---|---|---|---|---|---|---|---|",
+      loadRow(`LangGraph.js, ${AGENTS} threads pausing and resuming in this process (SQLite)`, "langGraph", ""),
+      loadRow("SDK, console on", "sdkOn", `≥ ${sdkTarget}: ${verdict(rateOf("sdkOn") >= sdkTarget)}`),
+      loadRow("SDK, console off", "sdkOff", `on ÷ off ${fmt(onOff("sdkOn", "sdkOff"))}, ≥ 0.95: ${verdict(onOff("sdkOn", "sdkOff") >= 0.95)}`),
+      loadRow("plain HTTP, console on", "httpOn", `≥ ${httpTarget}: ${verdict(rateOf("httpOn") >= httpTarget)}`),
+      loadRow("plain HTTP, console off", "httpOff", `on ÷ off ${fmt(onOff("httpOn", "httpOff"))}, ≥ 0.95: ${verdict(onOff("httpOn", "httpOff") >= 0.95)}`),
       "",
-      `Server CPU per loop is the server process's user and system time (\`/proc/<pid>/stat\`, all its threads) over the timed window divided by the loops in it, the operator's decisions included; it holds on a loaded machine where loops a second do not${postgres ? " (PostgreSQL's own processes are not in it)" : " (the embedded database runs inside it)"}.`,
+      `Each cell is the median, then each round's figure. CPU per loop is user and system time over the timed window divided by the loops in it, the operator's decisions included: the server's process (\`/proc/<pid>/stat\`, all its threads${postgres ? "" : "; the embedded database runs inside it"}), ${postgres ? "the PostgreSQL backends serving its database (\`/proc\`, by their process titles; PostgreSQL's shared WAL writer and checkpointer are not in it), " : ""}and this process (the agents and the operator on one Node thread; for LangGraph, its threads). CPU per loop holds on a loaded machine where loops a second do not. The server's main thread busy is its CPU time over the wall time: near 1, that one thread bounds the rate. Cores busy is the CPU per loop of the server${postgres ? ", PostgreSQL" : ""} and this process, times loops a second: near the machine's ${availableParallelism()}, the cores are the bound; well under, the machine's other work took them.`,
       "",
       `A burst of ${AGENTS} plain-HTTP agents asking at once (console on): the last decision after ${fmt(burst)} s (target ≤ 2 s: ${verdict(burst <= 2)}).`,
       "",

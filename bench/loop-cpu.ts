@@ -14,12 +14,14 @@
 //
 // LOOP_CPU_LOOPS (3000) loops a run after LOOP_CPU_WARM_UP_LOOPS (3000) not
 // counted; LOOP_CPU_CONSOLE=off for a server without the console. Prints each
-// run and the median for each build and kind. BENCH_SERVER_NODE_ARGS passes
+// run and the median for each build and kind, with the CPU per loop of this
+// process (the load generator: agents and operator), of PostgreSQL's backends
+// when on PostgreSQL, and how busy the server's main thread was. BENCH_SERVER_NODE_ARGS passes
 // Node options to the servers (--cpu-prof ..., as in npm run bench).
 import { existsSync } from "node:fs";
 import { loopingAgents, type LoopKind } from "./agent-loops.ts";
 import { connectOperator } from "./approver.ts";
-import { processCpuMs } from "./process-cpu.ts";
+import { cpuWindow, type LoopCpu } from "./process-cpu.ts";
 import { startBenchServer, type BenchServer } from "./server.ts";
 import { percentile } from "./stats.ts";
 
@@ -36,10 +38,10 @@ for (const kind of KINDS) if (kind !== "http" && kind !== "sdk") throw new Error
 if (CONSOLE === "on" && !existsSync(".next/BUILD_ID")) throw new Error("the console is not built: run `npx next build` first, or LOOP_CPU_CONSOLE=off");
 if (AGAINST.length && DATABASE) throw new Error("LOOP_CPU_AGAINST runs several servers, each on an embedded database of its own; leave LOOP_CPU_DATABASE unset");
 
-/** `count` loops shared by AGENTS agents looping at once; the server's CPU milliseconds they cost. */
-async function serverCpuOf(server: BenchServer, loop: (agent: number) => Promise<void>, count: number): Promise<number> {
+/** `count` loops shared by AGENTS agents looping at once; the CPU they cost the server, its database and this process. */
+async function cpuOf(server: BenchServer, loop: (agent: number) => Promise<void>, count: number): Promise<LoopCpu> {
   let started = 0;
-  const before = processCpuMs(server.pid);
+  const window = cpuWindow(server);
   await Promise.all(
     Array.from({ length: AGENTS }, async (_, agent) => {
       while (started < count) {
@@ -48,7 +50,13 @@ async function serverCpuOf(server: BenchServer, loop: (agent: number) => Promise
       }
     }),
   );
-  return processCpuMs(server.pid) - before;
+  return window.end(count);
+}
+
+/** A run's figures on one line. */
+function describe(cpu: LoopCpu): string {
+  const postgres = cpu.postgresMsPerLoop === undefined ? "" : `, PostgreSQL ${cpu.postgresMsPerLoop.toFixed(3)}`;
+  return `server ${cpu.serverMsPerLoop!.toFixed(3)} ms CPU per loop (main thread ${cpu.serverMainThreadBusy!.toFixed(2)} busy)${postgres}, load generator ${cpu.generatorMsPerLoop.toFixed(3)} (event-loop delay p99 ${cpu.generatorLoopDelayP99Ms.toFixed(1)} ms); ${(cpu.loops / (cpu.wallMs / 1000)).toFixed(0)} loops/s`;
 }
 
 const report = (text: string) => console.error(`loop-cpu: ${text}`);
@@ -57,7 +65,7 @@ const sides = await Promise.all(
   builds.map(async (build) => {
     const server = await startBenchServer(DATABASE, { bundle: build.bundle, env: { TOLLGATE_CONSOLE: CONSOLE } });
     const operator = await connectOperator(server);
-    return { ...build, server, operator, perLoop: new Map<LoopKind, number[]>(KINDS.map((kind) => [kind, []])) };
+    return { ...build, server, operator, perLoop: new Map<LoopKind, LoopCpu[]>(KINDS.map((kind) => [kind, []])) };
   }),
 );
 try {
@@ -65,24 +73,30 @@ try {
     for (const side of sides) {
       const agents = await loopingAgents(side.server, side.operator, kind, report);
       report(`${side.name}, ${kind}: ${WARM_UP_LOOPS} loops of warm-up`);
-      await serverCpuOf(side.server, (agent) => agents.loop(agent), WARM_UP_LOOPS);
+      await cpuOf(side.server, (agent) => agents.loop(agent), WARM_UP_LOOPS);
       agents.close();
     }
     for (let run = 0; run < RUNS; run++) {
       // The builds' order alternates run by run, so a drift in the machine's speed falls on both.
       for (const side of run % 2 ? [...sides].reverse() : sides) {
         const agents = await loopingAgents(side.server, side.operator, kind, report);
-        const cpuMs = await serverCpuOf(side.server, (agent) => agents.loop(agent), LOOPS);
+        const cpu = await cpuOf(side.server, (agent) => agents.loop(agent), LOOPS);
         agents.close();
-        side.perLoop.get(kind)!.push(cpuMs / LOOPS);
-        report(`${side.name}, ${kind}, run ${run + 1}: ${(cpuMs / LOOPS).toFixed(3)} server CPU ms per loop`);
+        side.perLoop.get(kind)!.push(cpu);
+        report(`${side.name}, ${kind}, run ${run + 1}: ${describe(cpu)}`);
       }
     }
   }
-  console.log(`Server CPU ms per full loop (${AGENTS} agents, ${LOOPS} loops a run, console ${CONSOLE}, ${DATABASE ? "PostgreSQL" : "embedded database"}): median (runs)`);
+  console.log(`CPU ms per full loop (${AGENTS} agents, ${LOOPS} loops a run, console ${CONSOLE}, ${DATABASE ? "PostgreSQL" : "embedded database"}): median (runs)`);
+  const figure = (runs: LoopCpu[], of: (cpu: LoopCpu) => number) => {
+    const values = runs.map(of);
+    return `${percentile(values, 50).toFixed(3)} (${values.map((value) => value.toFixed(3)).join(", ")})`;
+  };
   for (const side of sides) {
-    for (const [kind, values] of side.perLoop) {
-      console.log(`  ${side.name}, ${kind === "http" ? "plain HTTP" : "SDK"}: ${percentile(values, 50).toFixed(3)} (${values.map((value) => value.toFixed(3)).join(", ")})`);
+    for (const [kind, runs] of side.perLoop) {
+      console.log(`  ${side.name}, ${kind === "http" ? "plain HTTP" : "SDK"}: server ${figure(runs, (cpu) => cpu.serverMsPerLoop!)}`);
+      if (DATABASE) console.log(`    PostgreSQL's backends ${figure(runs, (cpu) => cpu.postgresMsPerLoop!)}`);
+      console.log(`    load generator (this process) ${figure(runs, (cpu) => cpu.generatorMsPerLoop)}; server's main thread busy ${figure(runs, (cpu) => cpu.serverMainThreadBusy!)}`);
     }
   }
 } finally {

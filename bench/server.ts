@@ -15,6 +15,8 @@ export interface BenchServer {
   admin: { email: string; password: string };
   /** The server's process id, for reading its CPU time (bench/process-cpu.ts). */
   pid: number;
+  /** The PostgreSQL database's name, for finding its backends' CPU time; none on the embedded database. */
+  databaseName?: string;
   stop(): Promise<void>;
 }
 
@@ -108,6 +110,7 @@ export async function startBenchServer(databaseUrl?: string, options: BenchServe
     agentKey,
     admin,
     pid: child.pid!,
+    ...(databaseUrl ? { databaseName: decodeURIComponent(new URL(databaseUrl).pathname.slice(1)) } : {}),
     async stop() {
       const exited = new Promise((resolve) => child.once("exit", resolve));
       child.kill("SIGTERM");
