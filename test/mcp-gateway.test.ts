@@ -583,6 +583,22 @@ describe("tollgate-mcp over Streamable HTTP", () => {
     expect(await ranFor("/http-canceled")).toEqual([]);
   });
 
+  it("mcp gateway over HTTP: a client that ends its session while waiting cancels its approval, and one whose connection drops cancels it too", async () => {
+    const leaving = await httpClient();
+    void call(leaving.client, "delete_file", { path: "/http-session-ended" }).catch(() => undefined);
+    const [ended] = await pending({ tool: "delete_file", text: "/http-session-ended" });
+    await (leaving.client.transport as StreamableHTTPClientTransport).terminateSession();
+    await leaving.client.close();
+    await expect.poll(async () => (await operator.approval.get.query({ approvalId: ended!.approvalId })).status, { timeout: 15_000 }).toBe("CANCELED");
+
+    const dropped = await httpClient();
+    void call(dropped.client, "delete_file", { path: "/http-dropped" }).catch(() => undefined);
+    const [lost] = await pending({ tool: "delete_file", text: "/http-dropped" });
+    await dropped.client.close();
+    await expect.poll(async () => (await operator.approval.get.query({ approvalId: lost!.approvalId })).status, { timeout: 15_000 }).toBe("CANCELED");
+    expect(await ranFor("/http-session-ended", "/http-dropped")).toEqual([]);
+  });
+
   it("mcp gateway over HTTP: with Tollgate unreachable, the call is an error that says why and the upstream is not called", async () => {
     const unreachable = await gateway([], "http://127.0.0.1:9/");
     const { client } = await httpClient(unreachable.url);

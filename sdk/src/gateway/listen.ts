@@ -3,12 +3,13 @@
 // refused before it reaches MCP unless it carries the client token, names
 // this gateway in Host, and comes from no browser page of another origin (a
 // web page the user visits could otherwise reach a port on 127.0.0.1, or a
-// name it rebinds there, and call tools).
+// name it rebinds there, and call tools). A client whose connection drops
+// while it waits gets its calls canceled, as over stdio.
 import { randomUUID, timingSafeEqual, createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { isInitializeRequest, isJSONRPCRequest, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { serveClient, type GatewayConnection } from "./gateway.ts";
 
 export interface ListenOptions {
@@ -23,6 +24,11 @@ const digest = (text: string) => createHash("sha256").update(text).digest();
 
 function refuse(response: ServerResponse, status: number, message: string) {
   response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message }, id: null }));
+}
+
+/** The ids of the requests in a POST's body (one message or a batch). */
+function requestIds(body: unknown): RequestId[] {
+  return (Array.isArray(body) ? body : [body]).filter(isJSONRPCRequest).map((message) => message.id);
 }
 
 async function readJson(request: IncomingMessage): Promise<unknown> {
@@ -68,6 +74,20 @@ export async function listen(options: ListenOptions) {
         };
         void serveClient(opened, options.connection).catch((error) => options.connection.log(`tollgate-mcp: a client session failed: ${(error as Error).message}`));
         transport = opened;
+      }
+      // The spec lets a client resume a dropped stream, but the gateway keeps no
+      // event store to resume it from: the answers of the requests on it would
+      // reach nobody, and an approval decided later would run a tool for nobody.
+      // So they are canceled, as the client would cancel them (approvals too).
+      const asked = requestIds(body);
+      const session = transport;
+      if (asked.length > 0) {
+        response.once("close", () => {
+          if (response.writableFinished) return;
+          for (const requestId of asked) {
+            session.onmessage?.({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason: "the client's connection closed" } });
+          }
+        });
       }
       await transport.handleRequest(request, response, body);
     })().catch((error) => {
