@@ -87,9 +87,29 @@ export const DecisionPanel = forwardRef<
   // What the server said of this operator's decision, while this approval is still on screen.
   useEffect(() => {
     if (queued?.state === "late" && queued.late) onLateDecision(queued.late);
-    if (queued?.state === "failed") setFailure(`${queued.note}. Nothing was decided; fix this and try again.`);
+    if (queued?.state === "failed") {
+      setFailure(`${queued.note}. Nothing was decided; fix this and try again.`);
+      reopen(queued.input);
+    }
     if (queued?.state === "voted") setVoted(`Your approval is recorded: ${queued.note}; any rejection ends it.`);
   }, [queued?.state, queued?.late, queued?.note, onLateDecision]);
+
+  /** A refused decision opens again as it was sent, to be corrected (the panel stays mounted when nothing else is waiting). */
+  function reopen(input: DecideInput) {
+    if (input.action === "reject") {
+      setMessage(input.message ?? "");
+      setMode("reject");
+    }
+    if (input.action === "respond") {
+      setAnswer(input.message ?? "");
+      setMode("respond");
+    }
+    if (input.action === "edit") {
+      if (approval.kind === "form") setFormValues(input.args as FormValues);
+      else setEditText(prettyJson(input.args));
+      setMode("edit");
+    }
+  }
 
   useImperativeHandle(ref, () => ({
     approve: (startedAt) => {
