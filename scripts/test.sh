@@ -34,7 +34,7 @@ ONCE=(
   test/python-client.test.ts test/readme-example.test.ts test/mcp-gateway.test.ts
   test/tracing.test.ts test/outbound-http.test.ts test/http.test.ts
   test/security-http.test.ts test/review-risk.test.ts test/thread-state-http.test.ts
-  test/docs-examples.test.ts test/fuzz.test.ts
+  test/docs-examples.test.ts test/fuzz.test.ts test/redis-channel.test.ts
 )
 # Of those, the files that run in the PostgreSQL pass instead when there is one
 # (and on the embedded database in test:long): the embedded pass is the longer

@@ -32,6 +32,9 @@ const envSchema = z.object({
       .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
       .optional(),
   ),
+  // The pub/sub channel the nodes of one deployment share on Redis; two
+  // deployments on one Redis (two checkouts' demos) each take their own.
+  TOLLGATE_REDIS_CHANNEL: z.string().min(1).default("tollgate:events"),
   TOLLGATE_ADMIN_EMAIL: optionalString.pipe(z.email().optional()),
   TOLLGATE_ADMIN_PASSWORD: optionalString.pipe(
     z.string().min(8, "must be at least 8 characters").optional(),

@@ -248,7 +248,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   });
   // Nodes hear each other through Redis when there is one, else through the PostgreSQL they share.
   // The embedded database serves one process, so it needs no bridge.
-  const transport = env.REDIS_URL ? await redisTransport(env.REDIS_URL) : env.DATABASE_URL ? await postgresTransport(env.DATABASE_URL) : undefined;
+  const transport = env.REDIS_URL ? await redisTransport(env.REDIS_URL, env.TOLLGATE_REDIS_CHANNEL) : env.DATABASE_URL ? await postgresTransport(env.DATABASE_URL) : undefined;
   const bridge: Bridge | undefined = transport ? await bridgeBus(bus, transport) : undefined;
   const bootstrap = await bootstrapWorkspace(deps, {
     workspaceName: env.TOLLGATE_WORKSPACE_NAME,

@@ -48,7 +48,8 @@ function useTwoNodes(redisUrl: string | undefined): () => [RunningServer, Runnin
         PORT: "0",
         HOST: "127.0.0.1",
         DATABASE_URL: database.url,
-        ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+        // A channel of this database's: another checkout's run on the same Redis is not heard.
+        ...(redisUrl ? { REDIS_URL: redisUrl, TOLLGATE_REDIS_CHANNEL: `tollgate:test:${new URL(database.url).pathname.slice(1)}:events` } : {}),
         TOLLGATE_DATA_DIR: await mkdtemp(path.join(tmpdir(), "tollgate-node-")),
         TOLLGATE_ADMIN_EMAIL: ADMIN.email,
         TOLLGATE_ADMIN_PASSWORD: ADMIN.password,

@@ -1,12 +1,11 @@
-// The event bridge over Redis pub/sub: one channel, a publishing and a
-// subscribing connection (Redis reserves a subscribed connection for messages).
+// The event bridge over Redis pub/sub: one channel (TOLLGATE_REDIS_CHANNEL), a
+// publishing and a subscribing connection (Redis reserves a subscribed
+// connection for messages).
 import { createClient } from "redis";
 import { log } from "../log.ts";
 import type { BridgeTransport } from "./bridge.ts";
 
-const CHANNEL = "tollgate:events";
-
-export async function redisTransport(redisUrl: string): Promise<BridgeTransport> {
+export async function redisTransport(redisUrl: string, channel: string): Promise<BridgeTransport> {
   // While Redis is away a publish fails at once instead of piling up in memory
   // for an outage of any length; the other nodes' clients read again when their
   // subscriptions come back (onResumed), so nothing that mattered is lost.
@@ -23,8 +22,8 @@ export async function redisTransport(redisUrl: string): Promise<BridgeTransport>
   return {
     name: "redis",
     onResumed: (listener) => void resumedListeners.push(listener),
-    publish: async (message) => void (await publisher.publish(CHANNEL, message)),
-    subscribe: (onMessage) => subscriber.subscribe(CHANNEL, onMessage),
+    publish: async (message) => void (await publisher.publish(channel, message)),
+    subscribe: (onMessage) => subscriber.subscribe(channel, onMessage),
     async close() {
       await Promise.all([subscriber.quit(), publisher.quit()].map((closing) => closing.catch(() => undefined)));
     },
