@@ -16,9 +16,15 @@
 // counted; LOOP_CPU_CONSOLE=off for a server without the console. Prints each
 // run and the median for each build and kind, with the CPU per loop of this
 // process (the load generator: agents and operator), of PostgreSQL's backends
-// when on PostgreSQL, and how busy the server's main thread was. BENCH_SERVER_NODE_ARGS passes
-// Node options to the servers (--cpu-prof ..., as in npm run bench).
+// when on PostgreSQL, and how busy the server's main thread was.
+// BENCH_SERVER_NODE_ARGS passes Node options to the servers (--cpu-prof ...,
+// as in npm run bench); LOOP_CPU_GENERATOR_PROFILE=DIR writes a CPU profile of
+// this process for each measured run (its timed loops only) into DIR, for
+// bench/profile-summary.ts.
 import { existsSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { Session } from "node:inspector/promises";
+import path from "node:path";
 import { loopingAgents, type LoopKind } from "./agent-loops.ts";
 import { connectOperator } from "./approver.ts";
 import { cpuWindow, type LoopCpu } from "./process-cpu.ts";
@@ -32,6 +38,7 @@ const RUNS = Number(process.env.LOOP_CPU_RUNS ?? 3);
 const CONSOLE = process.env.LOOP_CPU_CONSOLE ?? "on";
 const AGAINST = process.env.LOOP_CPU_AGAINST?.split(",").filter(Boolean) ?? [];
 const DATABASE = process.env.LOOP_CPU_DATABASE;
+const GENERATOR_PROFILE = process.env.LOOP_CPU_GENERATOR_PROFILE;
 const AGENTS = 100;
 
 for (const kind of KINDS) if (kind !== "http" && kind !== "sdk") throw new Error(`LOOP_CPU_KINDS: "${kind}" is neither http nor sdk`);
@@ -59,6 +66,23 @@ function describe(cpu: LoopCpu): string {
   return `server ${cpu.serverMsPerLoop!.toFixed(3)} ms CPU per loop (main thread ${cpu.serverMainThreadBusy!.toFixed(2)} busy)${postgres}, load generator ${cpu.generatorMsPerLoop.toFixed(3)} (event-loop delay p99 ${cpu.generatorLoopDelayP99Ms.toFixed(1)} ms); ${(cpu.loops / (cpu.wallMs / 1000)).toFixed(0)} loops/s`;
 }
 
+/** Runs `measured` under V8's CPU profiler when LOOP_CPU_GENERATOR_PROFILE names a directory, writing the profile there as `name`.cpuprofile. */
+async function profiled<T>(name: string, measured: () => Promise<T>): Promise<T> {
+  if (!GENERATOR_PROFILE) return measured();
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  try {
+    return await measured();
+  } finally {
+    const { profile } = await session.post("Profiler.stop");
+    session.disconnect();
+    await mkdir(GENERATOR_PROFILE, { recursive: true });
+    await writeFile(path.join(GENERATOR_PROFILE, `${name}.cpuprofile`), JSON.stringify(profile));
+  }
+}
+
 const report = (text: string) => console.error(`loop-cpu: ${text}`);
 const builds = [{ name: "this checkout", bundle: undefined as string | undefined }, ...AGAINST.map((bundle) => ({ name: bundle, bundle }))];
 const sides = await Promise.all(
@@ -80,7 +104,7 @@ try {
       // The builds' order alternates run by run, so a drift in the machine's speed falls on both.
       for (const side of run % 2 ? [...sides].reverse() : sides) {
         const agents = await loopingAgents(side.server, side.operator, kind, report);
-        const cpu = await cpuOf(side.server, (agent) => agents.loop(agent), LOOPS);
+        const cpu = await profiled(`generator-${kind}-${sides.indexOf(side)}-run${run + 1}`, () => cpuOf(side.server, (agent) => agents.loop(agent), LOOPS));
         agents.close();
         side.perLoop.get(kind)!.push(cpu);
         report(`${side.name}, ${kind}, run ${run + 1}: ${describe(cpu)}`);

@@ -1,8 +1,10 @@
-// Where a server's CPU time went, from a V8 CPU profile (node --cpu-prof, as
-// BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" gives the benchmark's
-// servers): self time by part (the embedded database's WebAssembly, garbage
-// collection, Next.js, the database drivers, the server's own code, ...) and
-// the functions that took most. Profiles are relative: they stay meaningful on
+// Where a server's (or the load generator's) CPU time went, from a V8 CPU
+// profile (node --cpu-prof, as BENCH_SERVER_NODE_ARGS="--cpu-prof
+// --cpu-prof-dir=DIR" gives the benchmark's servers, or
+// LOOP_CPU_GENERATOR_PROFILE=DIR in bench/loop-cpu.ts): self time by part (the
+// embedded database's WebAssembly, garbage collection, Next.js, the database
+// drivers, Node's fetch, the server's own code, ...) and the functions that
+// took most. Profiles are relative: they stay meaningful on
 // a loaded machine where absolute times do not.
 //
 //   npx tsx bench/profile-summary.ts DIR/*.cpuprofile
@@ -30,7 +32,11 @@ function partOf({ functionName, url }: ProfileNode["callFrame"]): string {
   if (url.includes("socket.io") || url.includes("engine.io") || url.includes("/ws/")) return "socket.io";
   if (url.includes("@trpc")) return "tRPC";
   if (url.includes("/pg/") || url.includes("pg-protocol")) return "node-postgres";
+  if (url.includes("internal/deps/undici")) return "Node's fetch (its bundled undici, web streams)";
+  if (url.includes("/undici/")) return "undici (the package: the SDK's and the benchmark operator's HTTP)";
   if (url.startsWith("node:") || url === "") return "Node's own (HTTP, streams, timers)";
+  if (url.includes("/sdk/src/")) return "the SDK";
+  if (url.includes("/bench/")) return "the benchmark's own code";
   if (url.includes("node_modules")) return "other packages";
   return "the server's own code";
 }
