@@ -233,7 +233,7 @@ function describeLoad(load: LoadFigures): string {
   const parts = [`${fmt(load.loopsPerSecond, 0)} loops/s`];
   if (cpu.serverMsPerLoop !== undefined) parts.push(`server ${fmt(cpu.serverMsPerLoop)} ms CPU/loop (main thread ${fmt(cpu.serverMainThreadBusy!)} busy)`);
   if (cpu.postgresMsPerLoop !== undefined) parts.push(`PostgreSQL ${fmt(cpu.postgresMsPerLoop)}`);
-  parts.push(`generator ${fmt(cpu.generatorMsPerLoop)} (event-loop delay p99 ${fmt(cpu.generatorLoopDelayP99Ms, 1)} ms)`, `${fmt(coresBusy(load))} cores busy`);
+  parts.push(`generator ${fmt(cpu.generatorMsPerLoop)}${Number.isNaN(cpu.generatorLoopDelayP99Ms) ? "" : ` (event-loop delay p99 ${fmt(cpu.generatorLoopDelayP99Ms, 1)} ms)`}`, `${fmt(coresBusy(load))} cores busy`);
   return parts.join(", ");
 }
 
