@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
+import { setTimeout as delay } from "node:timers/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { createTollgate } from "../sdk/src/index.ts";
@@ -58,6 +59,35 @@ export function startAgent(script: string, env: Record<string, string>, nodeArgs
 }
 
 /**
+ * Waits for `step` (a restarted agent's line, its exit, a tool call's answer)
+ * while watching the approvals of one call: a second ask fails the test at
+ * once, saying so, instead of leaving the step to wait for a decision nobody
+ * makes. Counted once more after the step, for an ask just before it settled.
+ */
+export async function withOneApproval<T>(approvals: () => Promise<readonly unknown[]>, step: Promise<T>): Promise<T> {
+  const exactlyOne = async () => {
+    const seen = (await approvals()).length;
+    if (seen !== 1) throw new Error(`expected exactly one approval for this call, saw ${seen}`);
+  };
+  const stopped = new AbortController();
+  const watching = (async (): Promise<never> => {
+    for (;;) {
+      await exactlyOne();
+      await delay(200, undefined, { signal: stopped.signal });
+    }
+  })();
+  // Once the step has settled, the watch's end (aborted, or a count read too late) is nobody's to hear.
+  watching.catch(() => undefined);
+  try {
+    await Promise.race([step, watching]);
+  } finally {
+    stopped.abort();
+  }
+  await exactlyOne();
+  return step;
+}
+
+/**
  * Runs of one agent script for the durable-run tests: each with its own
  * session, runId and tool log (one JSON line per run of the tool, in any
  * process); `start` starts one process of it.
@@ -88,6 +118,8 @@ export function durableRuns(script: string, server: () => { url: string; agentKe
           .filter(Boolean)
           .map((line) => JSON.parse(line) as { args: unknown; idempotencyKey?: string }),
       approvals: list,
+      /** Waits for `step` of a restarted process; a second approval in the run's session fails it at once (see withOneApproval). */
+      withOneApproval: <T>(step: Promise<T>) => withOneApproval(list, step),
       /** Resolves once the tool has been run (a line in the tool log), however long a loaded machine takes. */
       async toolStarted() {
         while ((await readFile(toolLog, "utf8").catch(() => "")).trim() === "") await new Promise((resolve) => setTimeout(resolve, 100));
@@ -118,8 +150,12 @@ export interface DurableTestSetup {
   newRun: ReturnType<typeof durableRuns>;
 }
 
-/** One server and one scratch folder for a durable-run test file, and runs of `script` on them; a test's agents still running after it are killed. */
-export function useDurableRuns(script: string, name: string): DurableTestSetup {
+/**
+ * One server (with `serverEnv` over the tests' settings) and one scratch
+ * folder for a durable-run test file, and runs of `script` on them; a test's
+ * agents still running after it are killed.
+ */
+export function useDurableRuns(script: string, name: string, serverEnv: Record<string, string> = {}): DurableTestSetup {
   const setup = {} as DurableTestSetup;
   const started: AgentProcess[] = [];
   afterEach(async () => {
@@ -128,7 +164,7 @@ export function useDurableRuns(script: string, name: string): DurableTestSetup {
   useTestServer((started, loggedIn) => {
     setup.test = started;
     setup.operator = loggedIn;
-  });
+  }, serverEnv);
   beforeAll(async () => {
     setup.dir = await mkdtemp(path.join(tmpdir(), `tollgate-durable-${name}-`));
   });

@@ -9,7 +9,8 @@ import { useDurableRuns } from "./agent-process.ts";
 
 const AGENT = fileURLToPath(new URL("./fixtures-ai-sdk-durable.ts", import.meta.url));
 
-const durable = useDurableRuns(AGENT, "ai-sdk");
+// A short liveness window, so a killed agent's approval reads as parked within seconds, not the default minute and a half.
+const durable = useDurableRuns(AGENT, "ai-sdk", { TOLLGATE_AGENT_LIVENESS_SECONDS: "3" });
 const { newRun } = durable;
 
 describe("durable runs: AI SDK", () => {
@@ -20,28 +21,29 @@ describe("durable runs: AI SDK", () => {
     await first.kill();
 
     const second = run.start({ AI_VERSION: "7" });
-    await second.line(/^begun continued/);
+    await run.withOneApproval(second.line(/^begun continued/));
     await durable.operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "approve" });
-    expect(await second.line(/^done /)).toBe("done Refunded.");
+    expect(await run.withOneApproval(second.line(/^done /))).toBe("done Refunded.");
 
-    const approvals = await run.approvals();
-    expect(approvals).toHaveLength(1);
-    expect(approvals[0]).toMatchObject({ status: "APPROVED", externalId: approval.externalId, executedArgs: { order: 42, amount: 30 } });
+    expect((await run.approvals())[0]).toMatchObject({ status: "APPROVED", externalId: approval.externalId, executedArgs: { order: 42, amount: 30 } });
     expect((await run.toolRuns()).map((ran) => ran.args)).toEqual([{ order: 42, amount: 30 }]);
   });
 
-  it("ai-sdk v6 durable: decided while no process waits, the decision is applied when the run is started again; a second live process is refused meanwhile", async () => {
+  it("ai-sdk v6 durable: decided while no process waits (parked in the console), the decision is applied when the run is started again; a second live process is refused meanwhile", async () => {
     const run = await newRun();
     const first = run.start({ AI_VERSION: "6" });
     const approval = await run.asked();
     const intruder = run.start({ AI_VERSION: "6" });
-    expect(await intruder.line(/^error /)).toMatch(/RunDrivenElsewhereError/);
+    expect(await run.withOneApproval(intruder.line(/^error /))).toMatch(/RunDrivenElsewhereError/);
     await first.kill();
+    // What the console reads: nobody waits, and the run goes on when its agent starts again (not "gone").
+    await expect
+      .poll(async () => (await durable.operator.approval.get.query({ approvalId: approval.approvalId })).agentWaiting, { timeout: 30_000 })
+      .toBe("parked");
     await durable.operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "approve" });
 
     const second = run.start({ AI_VERSION: "6" });
-    expect(await second.line(/^done /)).toBe("done Refunded.");
-    expect(await run.approvals()).toHaveLength(1);
+    expect(await run.withOneApproval(second.line(/^done /))).toBe("done Refunded.");
     expect(await run.toolRuns()).toHaveLength(1);
   });
 
@@ -54,7 +56,7 @@ describe("durable runs: AI SDK", () => {
     await first.kill();
 
     const second = run.start({ AI_VERSION: "7" });
-    expect(await second.line(/^done /)).toBe("done Refunded.");
+    expect(await run.withOneApproval(second.line(/^done /))).toBe("done Refunded.");
     expect(await run.toolRuns()).toHaveLength(1);
     expect((await run.approvals())[0]).toMatchObject({ status: "APPROVED", executedAt: null, executionUnknown: true });
   });

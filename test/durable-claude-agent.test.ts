@@ -34,15 +34,13 @@ describe("durable runs: Claude Agent SDK", { timeout: 240_000 }, () => {
     await first.kill();
 
     const second = run.start(processEnv());
-    await second.line(/^begun continued/);
+    await run.withOneApproval(second.line(/^begun continued/));
     const intruder = run.start(processEnv());
-    expect(await intruder.line(/^error /)).toMatch(/RunDrivenElsewhereError/);
+    expect(await run.withOneApproval(intruder.line(/^error /))).toMatch(/RunDrivenElsewhereError/);
     await durable.operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "edit", args: { order: "1001", amount: 30 } });
-    expect(await second.line(/^done /)).toBe("done Refunded.");
+    expect(await run.withOneApproval(second.line(/^done /))).toBe("done Refunded.");
 
-    const approvals = await run.approvals();
-    expect(approvals).toHaveLength(1);
-    expect(approvals[0]).toMatchObject({ status: "APPROVED", executedArgs: { order: "1001", amount: 30 } });
+    expect((await run.approvals())[0]).toMatchObject({ status: "APPROVED", executedArgs: { order: "1001", amount: 30 } });
     expect((await run.toolRuns()).map((ran) => ran.args)).toEqual([{ order: "1001", amount: 30 }]);
     expect(await durable.operator.request.get.query({ requestId: approval.requestId })).toMatchObject({ request: { status: "COMPLETED" } });
   });
@@ -55,11 +53,9 @@ describe("durable runs: Claude Agent SDK", { timeout: 240_000 }, () => {
     await durable.operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "approve" });
 
     const second = run.start(processEnv());
-    expect(await second.line(/^done /)).toBe("done Refunded.");
+    expect(await run.withOneApproval(second.line(/^done /))).toBe("done Refunded.");
     expect(await second.exited).toBe(0);
-    const approvals = await run.approvals();
-    expect(approvals).toHaveLength(1);
-    expect(approvals[0]).toMatchObject({ status: "APPROVED", executedArgs: { order: "1001", amount: 40 } });
+    expect((await run.approvals())[0]).toMatchObject({ status: "APPROVED", executedArgs: { order: "1001", amount: 40 } });
     expect((await run.toolRuns()).map((ran) => ran.args)).toEqual([{ order: "1001", amount: 40 }]);
     expect(await durable.operator.request.get.query({ requestId: approval.requestId })).toMatchObject({ request: { status: "COMPLETED" } });
   });
@@ -69,7 +65,7 @@ describe("durable runs: Claude Agent SDK", { timeout: 240_000 }, () => {
     const first = run.start(processEnv());
     const approval = await run.asked();
     const intruder = run.start(processEnv());
-    expect(await intruder.line(/^error /)).toMatch(new RegExp(`RunDrivenElsewhereError: run "${run.runId}" is driven by another live process`));
+    expect(await run.withOneApproval(intruder.line(/^error /))).toMatch(new RegExp(`RunDrivenElsewhereError: run "${run.runId}" is driven by another live process`));
     expect(await intruder.exited).toBe(3);
 
     await durable.operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "approve" });
@@ -89,7 +85,7 @@ describe("durable runs: Claude Agent SDK", { timeout: 240_000 }, () => {
     await first.kill();
 
     const second = run.start(processEnv());
-    expect(await second.line(/^done /)).toBe("done Refunded.");
+    expect(await run.withOneApproval(second.line(/^done /))).toBe("done Refunded.");
     expect(await run.toolRuns()).toHaveLength(1);
     expect(JSON.stringify(model.toolResults.get(approval.externalId!)?.content)).toContain("the call's outcome is unknown, and it is not run again");
     expect((await run.approvals())[0]).toMatchObject({ status: "APPROVED", executedAt: null, executionUnknown: true });

@@ -21,13 +21,12 @@ describe("durable runs: LangChain createAgent", { timeout: 240_000 }, () => {
     await first.kill();
 
     const second = run.start();
-    await second.line(/^begun continued/);
+    await run.withOneApproval(second.line(/^begun continued/));
     const intruder = run.start();
-    expect(await intruder.line(/^error /)).toMatch(/RunDrivenElsewhereError/);
+    expect(await run.withOneApproval(intruder.line(/^error /))).toMatch(/RunDrivenElsewhereError/);
     await durable.operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "edit", args: { to: "ada.lovelace@example.com" } });
-    expect(await second.line(/^done /)).toBe("done done: sent to ada.lovelace@example.com");
+    expect(await run.withOneApproval(second.line(/^done /))).toBe("done done: sent to ada.lovelace@example.com");
 
-    expect(await run.approvals()).toHaveLength(1);
     expect(await run.toolRuns()).toEqual([{ args: { to: "ada.lovelace@example.com" }, idempotencyKey: approval.approvalId, pid: expect.any(Number) }]);
     expect(await durable.operator.approval.get.query({ approvalId: approval.approvalId })).toMatchObject({
       status: "APPROVED",
@@ -45,7 +44,7 @@ describe("durable runs: LangChain createAgent", { timeout: 240_000 }, () => {
     await first.kill();
 
     const second = run.start();
-    expect(await second.line(/^done /)).toContain(`approval ${approval.approvalId} was claimed at`);
+    expect(await run.withOneApproval(second.line(/^done /))).toContain(`approval ${approval.approvalId} was claimed at`);
     expect(second.output()).toContain("the call's outcome is unknown, and it is not run again");
     expect(await run.toolRuns()).toHaveLength(1);
     expect((await run.approvals())[0]).toMatchObject({ status: "APPROVED", executedAt: null, executionUnknown: true });

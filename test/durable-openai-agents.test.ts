@@ -21,13 +21,11 @@ describe("durable runs: OpenAI Agents", { timeout: 240_000 }, () => {
     await first.kill();
 
     const second = run.start();
-    await second.line(/^begun continued/);
+    await run.withOneApproval(second.line(/^begun continued/));
     await durable.operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "approve" });
-    expect(await second.line(/^done /)).toContain("refunded 40 on order 1001");
+    expect(await run.withOneApproval(second.line(/^done /))).toContain("refunded 40 on order 1001");
 
-    const approvals = await run.approvals();
-    expect(approvals).toHaveLength(1);
-    expect(approvals[0]).toMatchObject({ status: "APPROVED", executedArgs: { order: "1001", amount: 40 } });
+    expect((await run.approvals())[0]).toMatchObject({ status: "APPROVED", executedArgs: { order: "1001", amount: 40 } });
     expect((await run.toolRuns()).map((ran) => ran.args)).toEqual([{ order: "1001", amount: 40 }]);
   });
 
@@ -36,13 +34,12 @@ describe("durable runs: OpenAI Agents", { timeout: 240_000 }, () => {
     const first = run.start();
     const approval = await run.asked();
     const intruder = run.start();
-    expect(await intruder.line(/^error /)).toMatch(/RunDrivenElsewhereError/);
+    expect(await run.withOneApproval(intruder.line(/^error /))).toMatch(/RunDrivenElsewhereError/);
     await first.kill();
     await durable.operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "approve" });
 
     const second = run.start();
-    expect(await second.line(/^done /)).toContain("refunded 40 on order 1001");
-    expect(await run.approvals()).toHaveLength(1);
+    expect(await run.withOneApproval(second.line(/^done /))).toContain("refunded 40 on order 1001");
     expect(await run.toolRuns()).toHaveLength(1);
   });
 
@@ -55,7 +52,7 @@ describe("durable runs: OpenAI Agents", { timeout: 240_000 }, () => {
     await first.kill();
 
     const second = run.start();
-    expect(await second.line(/^done /)).toContain(`approval ${approval.approvalId} was claimed at`);
+    expect(await run.withOneApproval(second.line(/^done /))).toContain(`approval ${approval.approvalId} was claimed at`);
     expect(second.output()).toContain("the call's outcome is unknown, and it is not run again");
     expect(await second.exited).toBe(0);
     expect(await run.toolRuns()).toHaveLength(1);

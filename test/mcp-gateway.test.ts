@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OperatorClient } from "./clients.ts";
 import { RUN_LEASE_MS } from "../server/domain/durable-run.ts";
 import { toolDefinitionSha256 } from "../server/domain/tool-pins.ts";
+import { withOneApproval } from "./agent-process.ts";
 import { AGENT_KEY } from "./harness.ts";
 import { useTestServer, type TestServer } from "./server.ts";
 
@@ -107,6 +108,11 @@ async function connect(options: { args?: string[]; env?: Record<string, string>;
 const call = (client: Client, name: string, args: Record<string, unknown>, options: Parameters<Client["callTool"]>[2] = {}) =>
   client.callTool({ name, arguments: args }, CallToolResultSchema, options) as Promise<CallToolResult>;
 const textOf = (result: CallToolResult) => result.content.map((part) => (part.type === "text" ? part.text : `[${part.type}]`)).join("\n");
+
+/** Every approval of the gateway's agent that matches, whatever its status. */
+async function approvalsOf(match: { tool: string; text?: string }) {
+  return (await operator.approval.list.query({ agent: "files", ...match })).items;
+}
 
 async function pending(match: { tool: string; text?: string }, count = 1) {
   const read = async () => (await operator.approval.list.query({ status: "PENDING", agent: "files", ...match })).items;
@@ -375,18 +381,18 @@ describe("tollgate-mcp fails closed and survives its own death", () => {
     deps.now = () => frozen;
 
     const second = await connect({ runId: "restart-run", log });
+    const asked = () => approvalsOf({ tool: "delete_file", text: "/restart" });
     try {
       const again = call(second.client, "delete_file", { path: "/restart" });
-      await expect.poll(() => second.stderr(), { timeout: RUN_LEASE_MS }).toContain('run "restart-run" continued');
+      await withOneApproval(asked, expect.poll(() => second.stderr(), { timeout: RUN_LEASE_MS }).toContain('run "restart-run" continued'));
       deps.now = realNow;
       // The dead gateway's approval is the one still waiting: no second one is asked.
       const [still] = await pending({ tool: "delete_file", text: "/restart" });
       expect(still!.approvalId).toBe(approval!.approvalId);
       await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
-      expect(textOf(await again)).toBe("deleted /restart");
+      expect(textOf(await withOneApproval(asked, again))).toBe("deleted /restart");
       expect(await second.ran()).toEqual([{ tool: "delete_file", args: { path: "/restart" } }]);
-      const asked = await operator.approval.list.query({ agent: "files", tool: "delete_file", text: "/restart" });
-      expect(asked.items.map((item) => item.approvalId)).toEqual([approval!.approvalId]);
+      expect((await asked()).map((item) => item.approvalId)).toEqual([approval!.approvalId]);
     } finally {
       deps.now = realNow;
       await second.client.close();
@@ -409,11 +415,11 @@ describe("tollgate-mcp fails closed and survives its own death", () => {
       const [still] = await pending({ tool: "delete_file", text: "/task-restart" });
       expect(still!.approvalId).toBe(approval!.approvalId);
       await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
-      await expect.poll(async () => (await tasks.getTask(task.taskId)).status, { timeout: 15_000 }).toBe("completed");
+      const asked = () => approvalsOf({ tool: "delete_file", text: "/task-restart" });
+      await withOneApproval(asked, expect.poll(async () => (await tasks.getTask(task.taskId)).status, { timeout: 15_000 }).toBe("completed"));
       expect(textOf((await tasks.getTaskResult(task.taskId, CallToolResultSchema)) as CallToolResult)).toBe("deleted /task-restart");
       expect(await second.ran()).toEqual([{ tool: "delete_file", args: { path: "/task-restart" } }]);
-      const asked = await operator.approval.list.query({ agent: "files", tool: "delete_file", text: "/task-restart" });
-      expect(asked.items.map((item) => item.approvalId)).toEqual([approval!.approvalId]);
+      expect((await asked()).map((item) => item.approvalId)).toEqual([approval!.approvalId]);
     } finally {
       await second.client.close();
     }
@@ -632,15 +638,15 @@ describe("tollgate-mcp over Streamable HTTP", () => {
     const { client } = await httpClient(second.url);
     try {
       const again = call(client, "delete_file", { path: "/http-restart" });
-      await second.printed(/run "http-restart-run" continued/);
+      const asked = () => approvalsOf({ tool: "delete_file", text: "/http-restart" });
+      await withOneApproval(asked, second.printed(/run "http-restart-run" continued/));
       // The dead gateway's approval is the one still waiting: no second one is asked.
       const [still] = await pending({ tool: "delete_file", text: "/http-restart" });
       expect(still!.approvalId).toBe(approval!.approvalId);
       await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
-      expect(textOf(await again)).toBe("deleted /http-restart");
+      expect(textOf(await withOneApproval(asked, again))).toBe("deleted /http-restart");
       expect(await ranFor("/http-restart")).toEqual([{ tool: "delete_file", args: { path: "/http-restart" } }]);
-      const asked = await operator.approval.list.query({ agent: "files", tool: "delete_file", text: "/http-restart" });
-      expect(asked.items.map((item) => item.approvalId)).toEqual([approval!.approvalId]);
+      expect((await asked()).map((item) => item.approvalId)).toEqual([approval!.approvalId]);
     } finally {
       await client.close();
       second.child.kill();

@@ -86,11 +86,11 @@ export async function callHttp(
   return { status: response.status, body: await response.json() };
 }
 
-/** One started server for the test file, and an operator logged in to it. */
-export function useTestServer(onReady: (test: TestServer, operator: OperatorClient) => void): void {
+/** One started server for the test file (with `extraEnv` over the tests' settings), and an operator logged in to it. */
+export function useTestServer(onReady: (test: TestServer, operator: OperatorClient) => void, extraEnv: Record<string, string> = {}): void {
   let test: TestServer | undefined;
   beforeAll(async () => {
-    test = await startTestServer();
+    test = await startTestServer(extraEnv);
     onReady(test, await operatorClient(test.url));
   });
   afterAll(async () => {
