@@ -3,7 +3,8 @@
 // session in Tollgate and waits; killed (SIGKILL) while waiting, or before the
 // decision, and started again with the same runId, it resumes the session
 // (its transcript from a shared sessionStore) on the same approval, asks
-// nothing again and runs the tool once; one process drives a run at a time.
+// nothing again and runs the tool once, or, rejected or canceled meanwhile,
+// never; one process drives a run at a time.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -23,6 +24,14 @@ beforeAll(async () => {
 afterAll(() => model?.close());
 
 const processEnv = () => ({ ANTHROPIC_BASE_URL: model.url, SESSIONS: path.join(durable.dir, "sessions") });
+
+/** The call never ran, in any process, and the model read `why` as its result (the hook's denial). */
+async function expectNotRun(run: { toolRuns(): Promise<unknown[]> }, toolUseId: string, why: string) {
+  expect(await run.toolRuns()).toEqual([]);
+  const result = model.toolResults.get(toolUseId);
+  expect(result).toMatchObject({ is_error: true });
+  expect(JSON.stringify(result?.content)).toContain(why);
+}
 
 // Each test starts two or three agent processes, each starting Claude Code one or more times: slow on a loaded machine.
 describe("durable runs: Claude Agent SDK", { timeout: 240_000 }, () => {
@@ -58,6 +67,48 @@ describe("durable runs: Claude Agent SDK", { timeout: 240_000 }, () => {
     expect((await run.approvals())[0]).toMatchObject({ status: "APPROVED", executedArgs: { order: "1001", amount: 40 } });
     expect((await run.toolRuns()).map((ran) => ran.args)).toEqual([{ order: "1001", amount: 40 }]);
     expect(await durable.operator.request.get.query({ requestId: approval.requestId })).toMatchObject({ request: { status: "COMPLETED" } });
+  });
+
+  it("claude-agent durable: rejected while no process waits, the resumed run denies the call through the PreToolUse hook: the tool never runs and the model reads the operator's message", async () => {
+    const run = await newRun();
+    const first = run.start(processEnv());
+    const approval = await run.asked();
+    await first.kill();
+    await durable.operator.approval.decide.mutate({ approvalId: approval.approvalId, action: "reject", message: "refunds over 30 need a manager" });
+
+    const second = run.start(processEnv());
+    await run.withOneApproval(second.line(/^done /));
+    expect(await second.exited).toBe(0);
+    await expectNotRun(run, approval.externalId!, "refunds over 30 need a manager");
+    expect((await run.approvals())[0]).toMatchObject({ status: "REJECTED", executedAt: null, executionClaimedAt: null });
+  });
+
+  it("claude-agent durable: canceled (its timeout) while no process waits, the resumed run denies the call through the PreToolUse hook: the tool never runs and the model reads that it was canceled", async () => {
+    const run = await newRun();
+    const first = run.start({ ...processEnv(), CANCEL_AFTER_MS: "5000" });
+    const approval = await run.asked();
+    await first.kill();
+    await expect.poll(async () => (await durable.operator.approval.get.query({ approvalId: approval.approvalId })).status, { timeout: 30_000 }).toBe("CANCELED");
+
+    const second = run.start(processEnv());
+    expect(await run.withOneApproval(second.exited)).toBe(0);
+    await expectNotRun(run, approval.externalId!, "The approval was canceled; stop here.");
+    expect((await run.approvals())[0]).toMatchObject({ status: "CANCELED", executionClaimedAt: null });
+  });
+
+  it("claude-agent durable: its task canceled while no process waits, the run started again ends at once, saying so: the tool never runs and nothing is asked again", async () => {
+    const run = await newRun();
+    const first = run.start(processEnv());
+    const approval = await run.asked();
+    await first.kill();
+    await durable.operator.task.cancel.mutate({ taskId: approval.taskId, reason: "the customer withdrew" });
+
+    const second = run.start(processEnv());
+    expect(await run.withOneApproval(second.exited)).toBe(3);
+    expect(second.output()).toContain(`task ${approval.taskId} was canceled`);
+    expect(await run.toolRuns()).toEqual([]);
+    expect(model.toolResults.has(approval.externalId!)).toBe(false);
+    expect((await run.approvals())[0]).toMatchObject({ status: "CANCELED", cancellation: { reason: "the customer withdrew" } });
   });
 
   it("claude-agent durable: a second live process with the same runId, started while the first waits, is refused, and the first drives the run to its end", async () => {

@@ -5,6 +5,7 @@
 // sessionStore on files under SESSIONS. Each run of the refund tool is a line
 // in TOOL_LOG, so a test counts what ran across processes.
 // TOOL_BLOCKS=1: the tool records its run, then never returns (to die inside it).
+// CANCEL_AFTER_MS: the approval is canceled when no one decides within that time.
 import { appendFile, mkdir, mkdtemp, readFile } from "node:fs/promises";
 import path from "node:path";
 import { createSdkMcpServer, query, tool, type SessionKey, type SessionStore, type SessionStoreEntry } from "@anthropic-ai/claude-agent-sdk";
@@ -78,7 +79,13 @@ try {
           },
         },
       }),
-    { tollgate, sessionId: env.SESSION_ID!, agent: "claude-refunds", runId: env.RUN_ID! },
+    {
+      tollgate,
+      sessionId: env.SESSION_ID!,
+      agent: "claude-refunds",
+      runId: env.RUN_ID!,
+      ...(env.CANCEL_AFTER_MS ? { timeoutMs: Number(env.CANCEL_AFTER_MS), onTimeout: "cancel" as const } : {}),
+    },
   );
   console.log(`done ${result.subtype === "success" ? result.result : result.subtype}`);
   tollgate.close();
