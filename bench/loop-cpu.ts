@@ -63,7 +63,7 @@ async function cpuOf(server: BenchServer, loop: (agent: number) => Promise<void>
 /** A run's figures on one line. */
 function describe(cpu: LoopCpu): string {
   const postgres = cpu.postgresMsPerLoop === undefined ? "" : `, PostgreSQL ${cpu.postgresMsPerLoop.toFixed(3)}`;
-  return `server ${cpu.serverMsPerLoop!.toFixed(3)} ms CPU per loop (main thread ${cpu.serverMainThreadBusy!.toFixed(2)} busy)${postgres}, load generator ${cpu.generatorMsPerLoop.toFixed(3)} (event-loop delay p99 ${cpu.generatorLoopDelayP99Ms.toFixed(1)} ms); ${(cpu.loops / (cpu.wallMs / 1000)).toFixed(0)} loops/s`;
+  return `server ${cpu.serverMsPerLoop!.toFixed(3)} ms CPU per loop (main thread ${((cpu.serverMainThreadBusy! * cpu.wallMs) / cpu.loops).toFixed(3)} ms, ${cpu.serverMainThreadBusy!.toFixed(2)} busy)${postgres}, load generator ${cpu.generatorMsPerLoop.toFixed(3)} (event-loop delay p99 ${cpu.generatorLoopDelayP99Ms.toFixed(1)} ms); ${(cpu.loops / (cpu.wallMs / 1000)).toFixed(0)} loops/s`;
 }
 
 /** Runs `measured` under V8's CPU profiler when LOOP_CPU_GENERATOR_PROFILE names a directory, writing the profile there as `name`.cpuprofile. */
