@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
+import { SlowFilesFirst } from "./test/slow-files-first.ts";
 
 /** Scenarios too slow for every change: `npm run test:long` runs them (README, "Test it"). */
 const LONG = ["test/long/*.test.ts"];
@@ -32,6 +33,9 @@ const integration: NonNullable<TestProjectInlineConfiguration["test"]> = {
 
 export default defineConfig({
   test: {
+    // The integration files of a minute or more start first, so a pass does not end on
+    // one of them (vitest reads the sequencer from the root configuration only).
+    sequence: { sequencer: SlowFilesFirst },
     projects: [
       {
         // The console's "@/..." imports, for tests of its pure logic.
