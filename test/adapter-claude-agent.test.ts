@@ -9,7 +9,7 @@ import path from "node:path";
 import { createSdkMcpServer, query, tool, type CanUseTool, type Options } from "@anthropic-ai/claude-agent-sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { runWithApprovals, tollgateCanUseTool } from "../sdk/src/adapters/claude-agent.ts";
+import { RunCanceledError, runWithApprovals, tollgateCanUseTool } from "../sdk/src/adapters/claude-agent.ts";
 import { startMessagesApi, type ModelTurn } from "./anthropic-messages-standin.ts";
 import { agentSdk, type OperatorClient } from "./clients.ts";
 import { useTestServer, type TestServer } from "./server.ts";
@@ -287,6 +287,23 @@ describe("Claude Agent SDK adapter: the SDK's own Claude Code process, offline",
     const { result } = await run;
     expect(result.subtype).toBe("success");
     expect(JSON.stringify(api.toolResults.get("toolu_question")!.content)).toContain("1001, it was paid twice");
+  });
+
+  it("claude agent: a canceled approval (its timeout) stops the run: the model is not called again, the call never runs, and the request fails as APPROVAL_CANCELED", async () => {
+    const api = await messagesApi([{ toolUse: { id: "toolu_canceled", name: "Bash", input: { command: "make deploy" } } }, { text: "Deployed another way." }]);
+    const tollgate = agentSdk(test.url);
+    cleanups.push(() => tollgate.close());
+    const { sessionId } = await tollgate.openSession({ title: "canceled deploy" });
+    const options = await offline(api.url);
+    const run = runWithApprovals((canUseTool) => query({ prompt: "Deploy", options: { ...options, canUseTool } }), { tollgate, sessionId, agent: "claude-coder", timeoutMs: 1_000, onTimeout: "cancel" });
+
+    const error = await run.catch((thrown: unknown) => thrown);
+    const [approval] = (await operator.approval.list.query({ sessionId })).items;
+    expect(error).toBeInstanceOf(RunCanceledError);
+    expect(error).toMatchObject({ approvalId: approval!.approvalId });
+    expect(approval).toMatchObject({ status: "CANCELED", externalId: "toolu_canceled" });
+    expect(api.calls).toEqual([{ toolResults: [] }]);
+    expect(await operator.request.get.query({ requestId: approval!.requestId })).toMatchObject({ request: { status: "FAILED", error: { code: "APPROVAL_CANCELED" } } });
   });
 
   it("claude agent: a run stopped while an approval is pending fails its request, which ends the approval", async () => {

@@ -21,6 +21,8 @@ export interface ToolResult {
  */
 export async function startMessagesApi(script: ModelTurn[], { freshIds = false } = {}) {
   const toolResults = new Map<string, ToolResult>();
+  // Every call the model got, in order: the tool results its conversation held by then.
+  const calls: { toolResults: string[] }[] = [];
   let generated = 0;
   const server = http.createServer(async (req, res) => {
     let body = "";
@@ -32,6 +34,7 @@ export async function startMessagesApi(script: ModelTurn[], { freshIds = false }
     const request = JSON.parse(body) as { model: string; stream?: boolean; messages: { content: unknown }[] };
     const results = request.messages.flatMap((message) => (Array.isArray(message.content) ? message.content : [])).filter((block) => block?.type === "tool_result") as ToolResult[];
     for (const result of results) toolResults.set(result.tool_use_id, result);
+    calls.push({ toolResults: results.map((result) => result.tool_use_id) });
     const turn = script[results.length] ?? { text: "Done." };
     const content = "toolUse" in turn ? [{ type: "tool_use", ...turn.toolUse, ...(freshIds ? { id: `${turn.toolUse.id}_${++generated}` } : {}) }] : [{ type: "text", text: turn.text }];
     const stopReason = "toolUse" in turn ? "tool_use" : "end_turn";
@@ -60,6 +63,7 @@ export async function startMessagesApi(script: ModelTurn[], { freshIds = false }
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     toolResults,
+    calls,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -83,17 +83,23 @@ describe("durable runs: Claude Agent SDK", { timeout: 240_000 }, () => {
     expect((await run.approvals())[0]).toMatchObject({ status: "REJECTED", executedAt: null, executionClaimedAt: null });
   });
 
-  it("claude-agent durable: canceled (its timeout) while no process waits, the resumed run denies the call through the PreToolUse hook: the tool never runs and the model reads that it was canceled", async () => {
+  it("claude-agent durable: canceled (its timeout) while no process waits, the run started again stops there: Claude is not resumed, the model is not called again, the tool never runs, and the request fails as APPROVAL_CANCELED", async () => {
     const run = await newRun();
     const first = run.start({ ...processEnv(), CANCEL_AFTER_MS: "5000" });
     const approval = await run.asked();
     await first.kill();
     await expect.poll(async () => (await durable.operator.approval.get.query({ approvalId: approval.approvalId })).status, { timeout: 30_000 }).toBe("CANCELED");
 
+    const modelCalls = model.calls.length;
     const second = run.start(processEnv());
-    expect(await run.withOneApproval(second.exited)).toBe(0);
-    await expectNotRun(run, approval.externalId!, "The approval was canceled; stop here.");
+    const exitCode = await run.withOneApproval(second.exited);
+    expect(model.calls.slice(modelCalls)).toEqual([]);
+    expect(exitCode).toBe(3);
+    expect(second.output()).toContain(`error RunCanceledError: approval ${approval.approvalId} was canceled`);
+    expect(model.toolResults.has(approval.externalId!)).toBe(false);
+    expect(await run.toolRuns()).toEqual([]);
     expect((await run.approvals())[0]).toMatchObject({ status: "CANCELED", executionClaimedAt: null });
+    expect(await durable.operator.request.get.query({ requestId: approval.requestId })).toMatchObject({ request: { status: "FAILED", error: { code: "APPROVAL_CANCELED" } } });
   });
 
   it("claude-agent durable: its task canceled while no process waits, the run started again ends at once, saying so: the tool never runs and nothing is asked again", async () => {
@@ -103,12 +109,15 @@ describe("durable runs: Claude Agent SDK", { timeout: 240_000 }, () => {
     await first.kill();
     await durable.operator.task.cancel.mutate({ taskId: approval.taskId, reason: "the customer withdrew" });
 
+    const modelCalls = model.calls.length;
     const second = run.start(processEnv());
     expect(await run.withOneApproval(second.exited)).toBe(3);
-    expect(second.output()).toContain(`task ${approval.taskId} was canceled`);
+    expect(second.output()).toContain(`task ${approval.taskId} was canceled; start a new task instead`);
+    expect(model.calls.slice(modelCalls)).toEqual([]);
     expect(await run.toolRuns()).toEqual([]);
     expect(model.toolResults.has(approval.externalId!)).toBe(false);
     expect((await run.approvals())[0]).toMatchObject({ status: "CANCELED", cancellation: { reason: "the customer withdrew" } });
+    expect(await durable.operator.request.get.query({ requestId: approval.requestId })).toMatchObject({ request: { status: "CANCELED" } });
   });
 
   it("claude-agent durable: a second live process with the same runId, started while the first waits, is refused, and the first drives the run to its end", async () => {

@@ -8,7 +8,9 @@
 //   tool's result. A free-text answer to a tool call is not offered: the SDK
 //   has no such decision, and a rejection's message already carries one;
 // - no decision in time: deny, unless the gate approves on timeout;
-//   canceled (the request or its task ended): deny and interrupt the turn.
+//   canceled (its timeout said so, or the request or its task ended): deny and
+//   interrupt the turn; runWithApprovals then fails the request
+//   (APPROVAL_CANCELED) and throws RunCanceledError.
 //
 // Claude's own questions (its AskUserQuestion tool) are asked as questions, one
 // approval per question, and answered with the operators' answers in
@@ -24,7 +26,8 @@
 // Tollgate (sealed), then asks and waits, and resumes the session
 // (`options.resume`) with the decision, which the hook then gives. A process
 // started again with the same runId resumes the same session on the same
-// approval; with the SDK's `sessionStore`, on another machine too.
+// approval; with the SDK's `sessionStore`, on another machine too. A canceled
+// deferred call ends the run there, without resuming the session.
 // Only types come from the SDK: this module loads without it.
 import { randomUUID } from "node:crypto";
 import type { CanUseTool, HookCallback, HookCallbackMatcher, HookJSONOutput, PermissionResult, SDKMessage, SDKResultMessage } from "@anthropic-ai/claude-agent-sdk";
@@ -87,6 +90,22 @@ export interface ClaudeAgentRunResult {
   approvals: number;
 }
 
+/** An approval of the run was canceled (its timeout said so, or its request or task ended): the run stopped there, and Claude was not asked to go on. */
+export class RunCanceledError extends Error {
+  constructor(readonly approvalId: string, options?: { cause?: unknown }) {
+    super(`approval ${approvalId} was canceled, so the run stopped there: the call did not run and Claude was not asked to go on`, options);
+    this.name = "RunCanceledError";
+  }
+}
+
+/** What a run's permission callback tells it: each ask, and a canceled approval (the turn it interrupted ends the run). */
+interface AskTracking {
+  asked(): void;
+  canceled(approvalId: string): void;
+}
+
+const untracked: AskTracking = { asked: () => undefined, canceled: () => undefined };
+
 type CallDetails = Parameters<CanUseTool>[2];
 
 interface Ask {
@@ -118,7 +137,7 @@ const TOOL_DECISIONS: DecisionAction[] = ["approve", "edit", "reject"];
  * the SDK decides some calls itself without asking.
  */
 export function tollgateCanUseTool(options: ClaudeAgentApprovalOptions): CanUseTool {
-  return permissionCallback(options, () => undefined);
+  return permissionCallback(options, untracked);
 }
 
 /**
@@ -126,7 +145,9 @@ export function tollgateCanUseTool(options: ClaudeAgentApprovalOptions): CanUseT
  * `tollgateCanUseTool` as its permission callback. `start` receives the
  * callback and returns the query. The request completes with the result's
  * text when the run succeeds, and fails when the run ends in an error or
- * throws, which also ends any approval still pending on it.
+ * throws, which also ends any approval still pending on it. A canceled
+ * approval stops the run: the request fails (APPROVAL_CANCELED), as in the
+ * OpenAI Agents adapter, and this throws RunCanceledError.
  */
 export async function runWithApprovals(
   start: (canUseTool: CanUseTool, continuation: ClaudeAgentContinuation) => AsyncIterable<SDKMessage>,
@@ -135,15 +156,28 @@ export async function runWithApprovals(
   if (options.runId) return runDurably(start, options, options.runId);
   const request = await options.tollgate.begin(beginInput(options));
   let asked = 0;
-  const canUseTool = permissionCallback({ ...options, requestId: request.requestId }, () => (asked += 1));
+  let canceledApproval: string | undefined;
+  const canUseTool = permissionCallback({ ...options, requestId: request.requestId }, { asked: () => (asked += 1), canceled: (approvalId) => (canceledApproval ??= approvalId) });
   try {
     const result = await resultOf(start(canUseTool, { options: {}, resuming: false }), options);
+    if (canceledApproval) throw new RunCanceledError(canceledApproval);
     await end(request, result);
     return { result, requestId: request.requestId, approvals: asked };
   } catch (error) {
-    await request.fail({ message: error instanceof Error ? error.message : String(error), code: "CLAUDE_AGENT_ERROR" }).catch(() => undefined);
-    throw error;
+    const ended = stoppedBy(canceledApproval, error);
+    await request.fail(failure(ended)).catch(() => undefined);
+    throw ended;
   }
+}
+
+/** The error a run ends with: a canceled approval's interrupt is why the query stopped, whatever the SDK reported. */
+function stoppedBy(canceledApproval: string | undefined, error: unknown): unknown {
+  return canceledApproval && !(error instanceof RunCanceledError) ? new RunCanceledError(canceledApproval, { cause: error }) : error;
+}
+
+/** How the run's request fails; a request already ended (its task canceled) stays as it ended. */
+function failure(error: unknown) {
+  return { message: error instanceof Error ? error.message : String(error), code: error instanceof RunCanceledError ? "APPROVAL_CANCELED" : "CLAUDE_AGENT_ERROR" };
 }
 
 function beginInput(options: ClaudeAgentRunOptions) {
@@ -194,8 +228,10 @@ async function runDurably(
 ): Promise<ClaudeAgentRunResult> {
   const run = await options.tollgate.beginRun({ runId, ...beginInput(options) });
   let asked = 0;
+  let canceledApproval: string | undefined;
   const approvalOptions = { ...options, requestId: run.requestId };
-  const canUseTool = permissionCallback(approvalOptions, () => (asked += 1));
+  // Claude's questions are still asked through canUseTool, whose canceled answer interrupts the turn.
+  const canUseTool = permissionCallback(approvalOptions, { asked: () => (asked += 1), canceled: (approvalId) => (canceledApproval ??= approvalId) });
   // What the hook answers for deferred calls this process has a decision for, by toolUseID.
   const answers = new Map<string, PermissionResult>();
   // The execution claims this process holds, by toolUseID: reported once the SDK has run the call.
@@ -207,6 +243,9 @@ async function runDurably(
         const { deferred } = kept;
         asked += 1;
         const result = await askAndWait(approvalOptions, toolAsk(deferred.name, deferred.input, deferred.id, options.summary), new AbortController().signal);
+        // Not resumed to be denied: Claude Code takes a hook's stop on a resumed
+        // deferred call for a hook error and calls the model again (0.3.331).
+        if (result.status === "CANCELED") throw new RunCanceledError(result.approvalId);
         answers.set(deferred.id, await claimed(options.tollgate, run, result, deferred.input, deferred.id, claims));
       }
       const matcher = options.matcher ? { matcher: options.matcher } : {};
@@ -218,16 +257,17 @@ async function runDurably(
         await run.save(JSON.stringify(kept));
         continue;
       }
+      if (canceledApproval) throw new RunCanceledError(canceledApproval);
       await end(run, result);
       return { result, requestId: run.requestId, approvals: asked };
     }
   } catch (error) {
     run.stop();
     // Another process drives the run now: its request is not this process's to end.
-    if (!(error instanceof RunDrivenElsewhereError)) {
-      await run.fail({ message: error instanceof Error ? error.message : String(error), code: "CLAUDE_AGENT_ERROR" }).catch(() => undefined);
-    }
-    throw error;
+    if (error instanceof RunDrivenElsewhereError) throw error;
+    const ended = stoppedBy(canceledApproval, error);
+    await run.fail(failure(ended)).catch(() => undefined);
+    throw ended;
   }
 }
 
@@ -272,10 +312,7 @@ function deferringHook(answers: Map<string, PermissionResult>): HookCallback {
     const permission = answers.get(input.tool_use_id);
     if (!permission) return { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "defer", permissionDecisionReason: "waits for a Tollgate approval" } };
     if (permission.behavior === "allow") return { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", updatedInput: permission.updatedInput } };
-    return {
-      ...(permission.interrupt ? { continue: false, stopReason: permission.message } : {}),
-      hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: permission.message },
-    };
+    return { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: permission.message } };
   };
 }
 
@@ -298,12 +335,14 @@ function toolAsk(toolName: string, input: Record<string, unknown>, toolUseID: st
   return { tool: toolName, args: input as Json, externalId: toolUseID, allow: TOOL_DECISIONS, ...(summary ? { summary } : {}) };
 }
 
-function permissionCallback(options: ClaudeAgentApprovalOptions, onAsked: () => void): CanUseTool {
+function permissionCallback(options: ClaudeAgentApprovalOptions, tracking: AskTracking): CanUseTool {
   return async (toolName, input, call) => {
     call.signal.throwIfAborted();
-    const ask = (what: Ask) => {
-      onAsked();
-      return askAndWait(options, what, call.signal);
+    const ask = async (what: Ask) => {
+      tracking.asked();
+      const result = await askAndWait(options, what, call.signal);
+      if (result.status === "CANCELED") tracking.canceled(result.approvalId);
+      return result;
     };
     if (toolName === ASK_USER_QUESTION && Array.isArray(input.questions)) {
       const questions = input.questions as Question[];
