@@ -119,6 +119,8 @@ test("a form is filled in field by field: a wrong value is refused with what was
   await sendNow(page);
   // Refused: the approval opens again with the answer as it was sent, to be corrected.
   await expect(detail.getByRole("alert")).toContainText("minutes must be <= 120");
+  await expect(form.getByLabel("Attendee's email")).toHaveValue("ada@example.com");
+  await finalScreenshot(page, testInfo, "refused-form-open-again");
   await form.getByLabel(/Length in minutes/).fill("45");
   await form.getByRole("button", { name: "Send answer" }).click();
   await sendNow(page);
