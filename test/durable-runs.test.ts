@@ -57,6 +57,20 @@ describe("durable runs", () => {
     expect(next.requestId).not.toBe(first.requestId);
   });
 
+  it("run.begin: a runId is one agent's: another agent of the same key naming it is refused, saying whose run it is, whether the run is in progress or ended", async () => {
+    const { agent, sessionId } = await opened();
+    const first = await agent.run.begin({ runId: "refund-42", holder: "p1", sessionId, agent: "refund-graph" });
+    const refusal = 'BAD_REQUEST: runId "refund-42" is a run of agent "refund-graph"; agent "refund-bot" needs a runId of its own';
+    // In progress, with no process driving it: never handed another agent's request and the state its adapter kept.
+    const stored = await db.prisma.durableRun.findFirstOrThrow({ where: { runId: "refund-42" } });
+    await releaseRunsOf(app.deps, stored.agentKeyId, "p1");
+    expect(await codeOf(agent.run.begin({ runId: "refund-42", holder: "p2", sessionId, agent: "refund-bot" }))).toBe(refusal);
+    await agent.request.complete({ requestId: first.requestId });
+    expect(await codeOf(agent.run.begin({ runId: "refund-42", holder: "p2", sessionId, agent: "refund-bot" }))).toBe(refusal);
+    // The refusal took nothing: the run's own agent follows on.
+    expect(await agent.run.begin({ runId: "refund-42", holder: "p3", sessionId, agent: "refund-graph" })).toMatchObject({ taskId: first.taskId, continued: false });
+  });
+
   it("run.begin: a process started in place of a dead one, replacing it, takes its run over at once; the dead one's connection closing late leaves the new lease alone", async () => {
     const { agent, sessionId } = await opened();
     const first = await agent.run.begin({ runId: "sync-3", holder: "dead", sessionId, agent: "mailer" });

@@ -4,6 +4,7 @@
 // follow-on request in the same task.
 import { Prisma } from "../../db/generated/client.ts";
 import { heldByOther, RUN_LEASE_MS, runDrivenElsewhere } from "../../domain/durable-run.ts";
+import { DomainError } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { isActive } from "../../domain/lifecycle.ts";
 import type { AgentPrincipal } from "../../domain/principal.ts";
@@ -57,8 +58,16 @@ export async function beginRun(deps: ServiceDeps, agent: AgentPrincipal, input: 
       SELECT id, "sessionId", "taskId", "requestId", turn, "leaseHolder", "leaseExpiresAt", state
       FROM "DurableRun" WHERE "agentKeyId" = ${agent.agentKeyId} AND "runId" = ${input.runId} FOR UPDATE`;
     if (!run) throw new Error(`durable run ${input.runId} vanished while it was being begun`);
+    const current = run.requestId
+      ? await tx.request.findUnique({ where: { id: run.requestId }, select: { status: true, sessionId: true, taskId: true, task: { select: { agent: true } } } })
+      : null;
+    // Another agent of the key naming the same runId (two apps' examples both
+    // using "refund-42") must not be handed this run's request and the state
+    // this agent's adapter kept.
+    if (current && current.task.agent !== input.agent) {
+      throw new DomainError("BAD_INPUT", `runId "${input.runId}" is a run of agent "${current.task.agent}"; agent "${input.agent}" needs a runId of its own`);
+    }
     if (heldByOther(run, input.holder, now, input.replacing)) throw runDrivenElsewhere(input.runId, run);
-    const current = run.requestId ? await tx.request.findUnique({ where: { id: run.requestId }, select: { status: true, sessionId: true, taskId: true } }) : null;
     const inProgress = current !== null && isActive(current.status);
     // A run whose request ended goes on in a new one: its next turn.
     const turn = run.requestId && !inProgress ? run.turn + 1 : run.turn;
