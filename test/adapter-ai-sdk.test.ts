@@ -8,7 +8,7 @@ import { MockLanguageModelV4 } from "ai/test";
 import * as v6 from "ai-v6";
 import { MockLanguageModelV3 } from "ai-v6/test";
 import { describe, expect, it } from "vitest";
-import { runWithApprovals, sanitizeMessages } from "../sdk/src/adapters/ai-sdk.ts";
+import { RunCanceledError, runWithApprovals, sanitizeMessages } from "../sdk/src/adapters/ai-sdk.ts";
 import { agentSdk, type OperatorClient } from "./clients.ts";
 import { useTestServer, type TestServer } from "./server.ts";
 
@@ -142,6 +142,23 @@ describe("AI SDK adapter", () => {
     expect(approvalIdsOf(messages)).toEqual({ "call-1": first!.externalId, "call-2": second!.externalId });
     expect(await operator.request.get.query({ requestId })).toMatchObject({ request: { status: "COMPLETED" } });
     expect(await operator.approval.get.query({ approvalId: first!.approvalId })).toMatchObject({ status: "APPROVED", executedArgs: { order: 1, amount: 30 } });
+  });
+
+  it("ai-sdk v7: a canceled approval (its timeout) stops the run: the model is not called again, the call never runs, and the request fails as APPROVAL_CANCELED", async () => {
+    const { ran, tools } = refundTool();
+    const model = new MockLanguageModelV4({ doGenerate: [asksFor({ order: 8, amount: 80 }), says("Refunded another way.")] });
+    const { tollgate, sessionId } = await newSession("canceled refund");
+    await operator.policy.create.mutate({ name: "refunds of this session cancel on silence", match: { sessionId }, outcome: "require", timeoutMs: 1_000, onTimeout: "cancel" });
+
+    const error = await runWithApprovals(generateV7(model, tools), userAsks, { tollgate, sessionId, agent: "refund-bot" }).catch((thrown: unknown) => thrown);
+    tollgate.close();
+    const [approval] = (await operator.approval.list.query({ sessionId })).items;
+    expect(error).toBeInstanceOf(RunCanceledError);
+    expect(error).toMatchObject({ approvalId: approval!.approvalId });
+    expect(approval).toMatchObject({ status: "CANCELED", tool: "refund" });
+    expect(model.doGenerateCalls).toHaveLength(1);
+    expect(ran).toEqual([]);
+    expect(await operator.request.get.query({ requestId: approval!.requestId })).toMatchObject({ request: { status: "FAILED", error: { code: "APPROVAL_CANCELED" } } });
   });
 
   it("ai-sdk v6: tool({needsApproval}) calls are approvals; the approved call runs and the rejection's message reaches the model", async () => {

@@ -316,6 +316,40 @@ describe("LangGraph adapter", () => {
     expect(ran).toEqual([]);
   });
 
+  it("langchain v1: a canceled approval (its timeout) stops the run: the graph is not resumed, the model is not called again, and the request fails as APPROVAL_CANCELED", async () => {
+    const received: unknown[] = [];
+    const sendEmail = tool(
+      async (args) => {
+        received.push(args);
+        return "sent";
+      },
+      { name: "send_email", description: "Sends an email", schema: z.object({ to: z.string() }) },
+    );
+    const model = fakeModel()
+      .respondWithTools([{ name: "send_email", args: { to: "all@example.com" }, id: "call_1" }])
+      .respond(new AIMessage("Sent another way."));
+    const agent = createAgent({
+      model,
+      tools: [sendEmail],
+      middleware: [humanInTheLoopMiddleware({ interruptOn: { send_email: { allowedDecisions: ["approve", "reject"] } } })],
+      checkpointer: new MemorySaver(),
+    });
+    const tollgate = agentSdk(test.url);
+    const { sessionId } = await tollgate.openSession({ title: "canceled mail" });
+    await operator.policy.create.mutate({ name: "mails of this session cancel on silence", match: { sessionId }, outcome: "require", timeoutMs: 1_000, onTimeout: "cancel" });
+
+    const run = runWithApprovals(agent as never, { messages: [{ role: "user", content: "tell them" }] }, thread(), { tollgate, sessionId, agent: "canceled-mail-agent" });
+    const error = await run.catch((thrown: unknown) => thrown);
+    tollgate.close();
+    const [approval] = (await operator.approval.list.query({ sessionId })).items;
+    expect(error).toBeInstanceOf(RunCanceledError);
+    expect(error).toMatchObject({ approvalId: approval!.approvalId });
+    expect(approval).toMatchObject({ status: "CANCELED", tool: "send_email" });
+    expect(model.callCount).toBe(1);
+    expect(received).toEqual([]);
+    expect(await operator.request.get.query({ requestId: approval!.requestId })).toMatchObject({ request: { status: "FAILED", error: { code: "APPROVAL_CANCELED" } } });
+  });
+
   it("langgraph: a description longer than the server takes is cut, marked as cut, rather than failing the run", async () => {
     const graph = new StateGraph(ToolCallState)
       .addNode("send", () => {

@@ -18,6 +18,10 @@
 // - An approved call runs at most once: its execution claim is taken before
 //   the AI SDK runs it (a second use of the approval is answered as denied),
 //   and what ran is reported.
+// - A canceled approval (its timeout said so, or its request or task ended)
+//   stops the run there: the model is not called again, the request fails
+//   (APPROVAL_CANCELED) and runWithApprovals throws RunCanceledError, as in the
+//   OpenAI Agents adapter.
 //
 // Nothing is imported from `ai`: v6 and v7 messages have the same shape here.
 import { randomUUID } from "node:crypto";
@@ -126,7 +130,9 @@ interface Claim {
  * call waits for approval, asking Tollgate about every paused call on the way.
  * The messages are sanitised first: approval responses in them count only as
  * far as Tollgate decided them. The run is one Tollgate request; it completes
- * when nothing waits any more and fails if `generate` throws.
+ * when nothing waits any more and fails if `generate` throws. A canceled
+ * approval stops the run before the model is called again: the request fails
+ * (APPROVAL_CANCELED) and this throws RunCanceledError.
  */
 export async function runWithApprovals<M extends MessageLike, R extends GenerateResultLike<M>>(
   generate: (messages: M[]) => Promise<R>,
@@ -158,6 +164,8 @@ export async function runWithApprovals<M extends MessageLike, R extends Generate
         });
         history = withResponses(history, responses);
       }
+      const canceled = canceledAnswer(history, known);
+      if (canceled) throw new RunCanceledError(canceled);
       // Only the process that still drives a durable run runs its tools.
       await run?.hold();
       const claimed = await claimCallsAboutToRun(tollgate, history, known, claimKey);
@@ -175,9 +183,19 @@ export async function runWithApprovals<M extends MessageLike, R extends Generate
     run?.stop();
     // A run another process has taken over is that process's to end.
     if (!(error instanceof RunDrivenElsewhereError)) {
-      await request.fail({ message: error instanceof Error ? error.message : String(error), code: "AI_SDK_ERROR" }).catch(() => undefined);
+      const code = error instanceof RunCanceledError ? "APPROVAL_CANCELED" : "AI_SDK_ERROR";
+      // A canceled task's requests have ended already: nothing to fail then.
+      await request.fail({ message: error instanceof Error ? error.message : String(error), code }).catch(() => undefined);
     }
     throw error;
+  }
+}
+
+/** An approval of the run was canceled (its timeout said so, or its request or task ended): the run stopped there, and the model was not called again. */
+export class RunCanceledError extends Error {
+  constructor(readonly approvalId: string) {
+    super(`approval ${approvalId} was canceled, so the run stopped there: no call of its step ran and the model was not called again`);
+    this.name = "RunCanceledError";
   }
 }
 
@@ -351,6 +369,17 @@ function responseFrom(approvalId: string, decided: Known, call: ToolCallPart): A
   }
   const reason = decision?.message ?? (result.status === "EXPIRED" ? "no decision in time" : result.status === "CANCELED" ? "the approval was canceled" : "rejected");
   return { ...base, approved: false, reason };
+}
+
+/** The Tollgate approval of a canceled call among the answers the next generateText would act on (the last message's). */
+function canceledAnswer(messages: readonly MessageLike[], known: Map<string, Known>): string | undefined {
+  const last = messages.at(-1);
+  if (last?.role !== "tool") return undefined;
+  for (const part of partsOf(last)) {
+    const result = isApprovalResponse(part) ? known.get(part.approvalId)?.result : undefined;
+    if (result?.status === "CANCELED") return result.approvalId;
+  }
+  return undefined;
 }
 
 const denial = (approvalId: string, reason: string): ApprovalResponsePart => ({ type: "tool-approval-response", approvalId, approved: false, reason });

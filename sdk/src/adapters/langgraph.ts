@@ -226,6 +226,9 @@ function receiptHash(receipt: string | undefined): string | null {
  * Runs the graph on `input` until it ends, asking Tollgate about every
  * interrupt on the way. The run is one Tollgate request (its `resumeToken` is
  * the thread id); it completes when the graph ends and fails if the graph throws.
+ * A canceled approval stops the run: the graph is not resumed, the request
+ * fails (APPROVAL_CANCELED), as in the OpenAI Agents adapter, and this throws
+ * RunCanceledError.
  */
 export async function runWithApprovals<T = unknown>(
   graph: InterruptibleGraph,
@@ -317,7 +320,9 @@ export async function runWithApprovals<T = unknown>(
     run?.stop();
     // A run another process has taken over is that process's to end.
     if (!(error instanceof RunDrivenElsewhereError)) {
-      await root.fail({ message: error instanceof Error ? error.message : String(error), code: "LANGGRAPH_ERROR" }).catch(() => undefined);
+      const code = error instanceof RunCanceledError ? "APPROVAL_CANCELED" : "LANGGRAPH_ERROR";
+      // A canceled task's requests have ended already: nothing to fail then.
+      await root.fail({ message: error instanceof Error ? error.message : String(error), code }).catch(() => undefined);
     }
     throw error;
   }
@@ -374,10 +379,10 @@ function toolCallsWithResults(messages: unknown[]): { name: string; args: unknow
   return [...calls].filter(([id]) => results.has(id)).map(([id, call]) => ({ ...call, result: results.get(id) }));
 }
 
-/** An approval of the run ended without a decision (its task or request was canceled): the graph does not go on. */
+/** An approval of the run was canceled (its timeout said so, or its task or request ended): the graph does not go on. */
 export class RunCanceledError extends Error {
   constructor(readonly approvalId: string) {
-    super(`approval ${approvalId} was canceled (its task or request ended): the graph stops here`);
+    super(`approval ${approvalId} was canceled, so the run stopped there: the graph was not resumed`);
     this.name = "RunCanceledError";
   }
 }
