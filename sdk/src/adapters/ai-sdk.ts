@@ -28,9 +28,12 @@ import { randomUUID } from "node:crypto";
 import { decodeJwt } from "jose";
 import type { ApprovalResult, Json, ProcedureOutput } from "../contract.ts";
 import { clip, REASON_CHARS } from "./text.ts";
-import { RunDrivenElsewhereError } from "../durable-run.ts";
+import { RunCanceledError, RunDrivenElsewhereError } from "../durable-run.ts";
 import type { RequestHandle, Tollgate } from "../index.ts";
 import { argsSha256, type ReceiptClaims } from "../receipts.ts";
+
+// One error for every adapter's canceled run; each adapter's entry point offers it.
+export { RunCanceledError };
 
 /** A message as generateText takes it (`ModelMessage` of v6 or v7); only its tool parts are read. */
 export interface MessageLike {
@@ -188,14 +191,6 @@ export async function runWithApprovals<M extends MessageLike, R extends Generate
       await request.fail({ message: error instanceof Error ? error.message : String(error), code }).catch(() => undefined);
     }
     throw error;
-  }
-}
-
-/** An approval of the run was canceled (its timeout said so, or its request or task ended): the run stopped there, and the model was not called again. */
-export class RunCanceledError extends Error {
-  constructor(readonly approvalId: string) {
-    super(`approval ${approvalId} was canceled, so the run stopped there: no call of its step ran and the model was not called again`);
-    this.name = "RunCanceledError";
   }
 }
 

@@ -32,9 +32,12 @@
 import { randomUUID } from "node:crypto";
 import type { CanUseTool, HookCallback, HookCallbackMatcher, HookJSONOutput, PermissionResult, SDKMessage, SDKResultMessage } from "@anthropic-ai/claude-agent-sdk";
 import type { ApprovalResult, DecisionAction, Json } from "../contract.ts";
-import { RunDrivenElsewhereError } from "../durable-run.ts";
+import { RunCanceledError, RunDrivenElsewhereError } from "../durable-run.ts";
 import { clip, REASON_CHARS, SUMMARY_CHARS } from "./text.ts";
 import type { Tollgate } from "../index.ts";
+
+// One error for every adapter's canceled run; each adapter's entry point offers it.
+export { RunCanceledError };
 
 export interface ClaudeAgentApprovalOptions {
   tollgate: Tollgate;
@@ -88,14 +91,6 @@ export interface ClaudeAgentRunResult {
   requestId: string;
   /** Approvals asked during the run. */
   approvals: number;
-}
-
-/** An approval of the run was canceled (its timeout said so, or its request or task ended): the run stopped there, and Claude was not asked to go on. */
-export class RunCanceledError extends Error {
-  constructor(readonly approvalId: string, options?: { cause?: unknown }) {
-    super(`approval ${approvalId} was canceled, so the run stopped there: the call did not run and Claude was not asked to go on`, options);
-    this.name = "RunCanceledError";
-  }
 }
 
 /** What a run's permission callback tells it: each ask, and a canceled approval (the turn it interrupted ends the run). */

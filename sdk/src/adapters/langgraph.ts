@@ -24,8 +24,11 @@ import { decodeJwt } from "jose";
 import type { ApprovalResult, DecisionAction, Json } from "../contract.ts";
 import { argsSha256, type ReceiptClaims } from "../receipts.ts";
 import { clip, SUMMARY_CHARS } from "./text.ts";
-import { RunDrivenElsewhereError } from "../durable-run.ts";
+import { RunCanceledError, RunDrivenElsewhereError } from "../durable-run.ts";
 import type { RequestHandle, Tollgate } from "../index.ts";
+
+// One error for every adapter's canceled run; each adapter's entry point offers it.
+export { RunCanceledError };
 
 /** What the adapter needs of a compiled graph (a `CompiledStateGraph`, a LangChain agent). */
 export interface InterruptibleGraph {
@@ -377,14 +380,6 @@ function toolCallsWithResults(messages: unknown[]): { name: string; args: unknow
     if (typeof message.tool_call_id === "string") results.set(message.tool_call_id, message.content);
   }
   return [...calls].filter(([id]) => results.has(id)).map(([id, call]) => ({ ...call, result: results.get(id) }));
-}
-
-/** An approval of the run was canceled (its timeout said so, or its task or request ended): the graph does not go on. */
-export class RunCanceledError extends Error {
-  constructor(readonly approvalId: string) {
-    super(`approval ${approvalId} was canceled, so the run stopped there: the graph was not resumed`);
-    this.name = "RunCanceledError";
-  }
 }
 
 async function askAndWait(tollgate: Tollgate, requestId: string, ask: Ask, batch: string, summary: string | undefined): Promise<ApprovalResult> {

@@ -16,8 +16,11 @@ import { randomUUID } from "node:crypto";
 import { run, RunContext, RunState, type Agent, type AgentInputItem, type NonStreamRunOptions, type Runner, type RunResult, type RunToolApprovalItem } from "@openai/agents";
 import type { ApprovalResult, Json } from "../contract.ts";
 import { clip, SUMMARY_CHARS } from "./text.ts";
-import { RunDrivenElsewhereError } from "../durable-run.ts";
+import { RunCanceledError, RunDrivenElsewhereError } from "../durable-run.ts";
 import type { Tollgate } from "../index.ts";
+
+// One error for every adapter's canceled run; each adapter's entry point offers it.
+export { RunCanceledError };
 
 /** One tool call the run paused on, as the operator sees it. */
 export interface PausedCall {
@@ -83,14 +86,6 @@ export type OpenAIAgentsPauseResult<TAgent extends Agent<any, any>> =
       pauseRequestId: string;
       approvalIds: string[];
     };
-
-/** An approval of the run was canceled (its task was, or its timeout said so): the run stops, no paused call runs. */
-export class RunCanceledError extends Error {
-  constructor(readonly approvalId: string) {
-    super(`approval ${approvalId} was canceled, so the run stopped without running its paused tool calls`);
-    this.name = "RunCanceledError";
-  }
-}
 
 /** Another process resumed this pause first (or already did): it runs the approved calls, this one must not. */
 export class AlreadyResumedError extends Error {
