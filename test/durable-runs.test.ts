@@ -114,6 +114,22 @@ describe("durable runs", () => {
     expect(await db.prisma.durableRun.findFirstOrThrow({ where: { runId: "big" } })).toMatchObject({ state: null });
   });
 
+  it("approval.await: a long-poll is held no longer than the liveness window allows, so an agent waiting on it is never shown as gone", async () => {
+    const livenessMs = app.deps.agentLivenessMs;
+    app.deps.agentLivenessMs = 3_000;
+    try {
+      const { agent, sessionId } = await opened();
+      const begun = await agent.request.begin({ sessionId, agent: "poller" });
+      const asked = await agent.approval.request({ requestId: begun.requestId, tool: "send", args: {} });
+      // Asked to hold for a minute: answered PENDING well within the test's 20 s, for the agent to ask again.
+      expect(await agent.approval.await({ approvalId: asked.approvalId, timeoutMs: 60_000 })).toMatchObject({ status: "PENDING" });
+      const operator = await operatorCaller(app.deps);
+      expect(await operator.approval.get({ approvalId: asked.approvalId })).toMatchObject({ agentWaiting: "waiting" });
+    } finally {
+      app.deps.agentLivenessMs = livenessMs;
+    }
+  }, 20_000);
+
   it("console: with no process waiting, a durable run's approval is parked (not gone), and a claim never reported is an unknown outcome once its request ended", async () => {
     const { agent, sessionId } = await opened();
     const run = await agent.run.begin({ runId: "thread-1", holder: "p1", sessionId, agent: "a" });

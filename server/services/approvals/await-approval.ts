@@ -5,15 +5,24 @@ import { findApproval } from "../authority.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { approvalResult, approvalResultFromEvent, type ApprovalResult } from "./approval-views.ts";
 
-/**
- * Records that an agent is waiting for this decision. Written at most every
- * third of the liveness window, so a busy poller costs no write per call.
- */
+/** How often a waiting agent's presence is written at most: a busy poller costs no write per call. */
+const seenEvery = (livenessMs: number) => Math.min(10_000, livenessMs / 3);
+
+/** Records that an agent is waiting for this decision. */
 async function markAgentWaiting(deps: ServiceDeps, approvalId: string, seenAt: Date | null): Promise<void> {
   const now = deps.now();
-  if (seenAt && now.getTime() - seenAt.getTime() < Math.min(10_000, deps.agentLivenessMs / 3)) return;
+  if (seenAt && now.getTime() - seenAt.getTime() < seenEvery(deps.agentLivenessMs)) return;
   await deps.prisma.approval.updateMany({ where: { id: approvalId, status: "PENDING" }, data: { agentSeenAt: now } });
 }
+
+/**
+ * The longest one long-poll is held. The console shows an agent as waiting
+ * only while it asked within the liveness window, and a held poll is not
+ * asking: a poll held longer than the window, less the write's spacing and a
+ * second for the agent to ask again, would show a waiting agent as gone. With
+ * the default window (90 s) the API's 60 s limit is below this.
+ */
+export const longestPollMs = (livenessMs: number) => Math.max(500, livenessMs - seenEvery(livenessMs) - 1_000);
 
 /**
  * Long-poll: answers at once when the approval is decided, else the moment its
@@ -29,7 +38,7 @@ export async function awaitApproval(
   approvalId: string,
   timeoutMs: number,
 ): Promise<ApprovalResult> {
-  const woken = deps.waiters.wait(approvalId, timeoutMs, deps.shutdown);
+  const woken = deps.waiters.wait(approvalId, Math.min(timeoutMs, longestPollMs(deps.agentLivenessMs)), deps.shutdown);
   try {
     const approval = await findApproval(deps.prisma, agent, approvalId);
     if (!approval) throw notFound("approval", approvalId);
