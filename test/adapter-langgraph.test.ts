@@ -37,6 +37,19 @@ async function pending(sessionId: string, count: number) {
   return (await read()).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.tool.localeCompare(b.tool));
 }
 
+/** LangChain's send_email tool, keeping the arguments of each of its runs. */
+function recordingSendEmail(schema: z.ZodObject<z.ZodRawShape> = z.object({ to: z.string() })) {
+  const received: unknown[] = [];
+  const sendEmail = tool(
+    async (args) => {
+      received.push(args);
+      return "sent";
+    },
+    { name: "send_email", description: "Sends an email", schema },
+  );
+  return { received, sendEmail };
+}
+
 const ToolCallState = Annotation.Root({
   to: Annotation<string>,
   sent: Annotation<unknown[]>({ reducer: (all, more) => all.concat(more), default: () => [] }),
@@ -129,14 +142,7 @@ describe("LangGraph adapter", () => {
   });
 
   it("langchain v1: humanInTheLoopMiddleware's tool calls are approvals without a free-text answer, an edit reaches the tool, and what ran is recorded", async () => {
-    const received: unknown[] = [];
-    const sendEmail = tool(
-      async (args) => {
-        received.push(args);
-        return "sent";
-      },
-      { name: "send_email", description: "Sends an email", schema: z.object({ to: z.string(), body: z.string() }) },
-    );
+    const { received, sendEmail } = recordingSendEmail(z.object({ to: z.string(), body: z.string() }));
     const model = fakeModel()
       .respondWithTools([{ name: "send_email", args: { to: "all@example.com", body: "Your refund" }, id: "call_1" }])
       .respond(new AIMessage("Done."));
@@ -190,14 +196,7 @@ describe("LangGraph adapter", () => {
   });
 
   it("langchain v1: when one call of a turn is rejected, the middleware runs none, and each approved call of the turn says it was not run", async () => {
-    const received: unknown[] = [];
-    const sendEmail = tool(
-      async (args) => {
-        received.push(args);
-        return "sent";
-      },
-      { name: "send_email", description: "Sends an email", schema: z.object({ to: z.string() }) },
-    );
+    const { received, sendEmail } = recordingSendEmail();
     const model = fakeModel()
       .respondWithTools([
         { name: "send_email", args: { to: "ada@example.com" }, id: "call_1" },
@@ -317,14 +316,7 @@ describe("LangGraph adapter", () => {
   });
 
   it("langchain v1: a canceled approval (its timeout) stops the run: the graph is not resumed, the model is not called again, and the request fails as APPROVAL_CANCELED", async () => {
-    const received: unknown[] = [];
-    const sendEmail = tool(
-      async (args) => {
-        received.push(args);
-        return "sent";
-      },
-      { name: "send_email", description: "Sends an email", schema: z.object({ to: z.string() }) },
-    );
+    const { received, sendEmail } = recordingSendEmail();
     const model = fakeModel()
       .respondWithTools([{ name: "send_email", args: { to: "all@example.com" }, id: "call_1" }])
       .respond(new AIMessage("Sent another way."));

@@ -6,7 +6,6 @@
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createClient } from "redis";
 import { io } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEnv } from "../server/env.ts";
@@ -14,24 +13,9 @@ import { startServer, type RunningServer } from "../server/http.ts";
 import { setLogLevel } from "../server/log.ts";
 import { addPerson, agentSdk, operatorClient } from "./clients.ts";
 import { ADMIN, AGENT_KEY, createEmptyPostgresDatabase, TEST_TARGET } from "./harness.ts";
-import { describeWith, firstMissing, needsPostgres, needsRedis } from "./requires.ts";
+import { describeWith, firstMissing, needsPostgres, needsRedis, REDIS_URL, redisAnswers } from "./requires.ts";
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
-
-async function redisAvailable(): Promise<boolean> {
-  const client = createClient({ url: REDIS_URL, socket: { reconnectStrategy: false, connectTimeout: 1000 } });
-  client.on("error", () => undefined);
-  try {
-    await client.connect();
-    await client.ping();
-    await client.quit();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const redisUp = TEST_TARGET === "postgres" && (await redisAvailable());
+const redisUp = TEST_TARGET === "postgres" && (await redisAnswers());
 
 /** Two nodes on a fresh PostgreSQL database; with `redisUrl`, Redis carries their events. */
 function useTwoNodes(redisUrl: string | undefined): () => [RunningServer, RunningServer] {

@@ -2,26 +2,11 @@
 // their own events: each bridges on its TOLLGATE_REDIS_CHANNEL.
 import { randomUUID } from "node:crypto";
 import { afterEach, expect, it } from "vitest";
-import { createClient } from "redis";
 import type { BridgeTransport } from "../server/events/bridge.ts";
 import { redisTransport } from "../server/events/redis-transport.ts";
-import { describeWith, needsRedis } from "./requires.ts";
+import { describeWith, needsRedis, REDIS_URL, redisAnswers } from "./requires.ts";
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
-
-async function redisAvailable(): Promise<boolean> {
-  const client = createClient({ url: REDIS_URL, socket: { reconnectStrategy: false, connectTimeout: 1000 } });
-  client.on("error", () => undefined);
-  try {
-    await client.connect();
-    await client.quit();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-describeWith(needsRedis(await redisAvailable(), REDIS_URL))("the Redis event channel", () => {
+describeWith(needsRedis(await redisAnswers(), REDIS_URL))("the Redis event channel", () => {
   const opened: BridgeTransport[] = [];
   afterEach(async () => {
     await Promise.all(opened.splice(0).map((transport) => transport.close()));

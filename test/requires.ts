@@ -3,8 +3,26 @@
 // or a Redis server. A skipped suite says why in the output, never silently;
 // with TOLLGATE_TEST_REQUIRE_SERVICES=1 (as CI runs) a missing service fails
 // the file instead of skipping it.
+import { createClient } from "redis";
 import { describe } from "vitest";
 import { TEST_TARGET } from "./harness.ts";
+
+/** The Redis server the suites that need one use. */
+export const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+
+/** Whether a Redis server answers at `url` (within a second, without retrying). */
+export async function redisAnswers(url = REDIS_URL): Promise<boolean> {
+  const client = createClient({ url, socket: { reconnectStrategy: false, connectTimeout: 1000 } });
+  client.on("error", () => undefined);
+  try {
+    await client.connect();
+    await client.ping();
+    await client.quit();
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Why a suite cannot run here, or nothing when it can. */
 export type Missing = { reason: string; service: boolean } | undefined;
