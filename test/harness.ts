@@ -114,14 +114,25 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
-/** Empties every table, as if the database were new. */
+/**
+ * Empties every table, as if the database were new. DELETE with the triggers
+ * off (session_replication_role: the audit log's append-only trigger and the
+ * foreign keys' checks stand aside) rather than TRUNCATE: a test leaves a few
+ * rows, and PostgreSQL's TRUNCATE of the 24 tables took 300 ms a test
+ * replacing their files, where this takes a few.
+ */
 export async function resetDatabase(prisma: PrismaClient): Promise<void> {
   const tables = await prisma.$queryRaw<{ tablename: string }[]>`
     SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> '_prisma_migrations'`;
   if (tables.length === 0) return;
-  await prisma.$executeRawUnsafe(
-    `TRUNCATE ${tables.map((table) => `"${table.tablename}"`).join(", ")} RESTART IDENTITY CASCADE`,
-  );
+  const sequences = await prisma.$queryRaw<{ sequencename: string }[]>`
+    SELECT sequencename FROM pg_sequences WHERE schemaname = 'public'`;
+  const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+  await prisma.$executeRawUnsafe(`DO $reset$ BEGIN
+    PERFORM set_config('session_replication_role', 'replica', true);
+    ${tables.map((table) => `DELETE FROM ${quoted(table.tablename)};`).join("\n    ")}
+    ${sequences.map((sequence) => `ALTER SEQUENCE ${quoted(sequence.sequencename)} RESTART;`).join("\n    ")}
+  END $reset$`);
 }
 
 export interface TestApp {
