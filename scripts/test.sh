@@ -24,9 +24,8 @@ mkdir -p "$LOGS"
 # the security headers and the documentation's shell examples), and nothing of
 # theirs depends on which database holds the rows. `npm test` runs them on the
 # embedded database; `npm run test:long` runs them on PostgreSQL too, so CI
-# still runs every file on both (the framework adapters, the packed SDK and
-# the documentation's links excepted: they never touch the server's database
-# and run on the embedded one only). Everything that reaches the SQL
+# still runs every file on both (those in EMBEDDED_ONLY excepted: they never
+# touch the server's database and run on the embedded one only). Everything that reaches the SQL
 # functions, the locks, races, LISTEN/NOTIFY or several nodes runs on both in
 # `npm test`.
 ONCE=(
@@ -49,7 +48,10 @@ ONCE_ON_EMBEDDED=()
 for file in "${ONCE[@]}"; do
   [[ " ${ONCE_ON_POSTGRES[*]} " == *" $file "* ]] || ONCE_ON_EMBEDDED+=("$file")
 done
-EMBEDDED_ONLY=('test/adapter-*.test.ts' test/sdk-package.test.ts test/docs-links.test.ts)
+# Files that never reach the target database: the framework adapters, the
+# packed SDK, the documentation's links, and the embedded database's own
+# settings and folder (it makes its own embedded databases whatever the target).
+EMBEDDED_ONLY=('test/adapter-*.test.ts' test/sdk-package.test.ts test/docs-links.test.ts test/embedded-database.test.ts)
 
 declare -A pid started
 failed=()
