@@ -73,6 +73,15 @@ test("two operators see one approval; one approves, the other sees it live, and 
       ws.send(message);
     });
   });
+  // So are its reads: the open approval looks again every 5 s while it is
+  // pending, and on a busy machine A's rejection can take longer than that, so
+  // B's screen would hear of it before the late click this test makes.
+  let releaseReads!: () => void;
+  const readsReleased = new Promise<void>((resolve) => (releaseReads = resolve));
+  await contextB.route(/\/api\/trpc\/[^?]*approval\.get/, async (route) => {
+    if (holdEvents) await readsReleased;
+    await route.continue();
+  });
   const pageB = await contextB.newPage();
   try {
     await logIn(page, undefined, undefined, `/?session=${first.sessionId}`);
@@ -106,6 +115,8 @@ test("two operators see one approval; one approves, the other sees it live, and 
     await sendNow(pageB);
     await expect(pageB.getByTestId("decision-toast")).toHaveAttribute("data-state", "late");
     await expect(pageB.getByTestId("decision-toast")).toContainText(new RegExp(`^Already rejected by ${ADMIN_EMAIL.replace(".", "\\.")} at .+: your decision on ${tools[1]} for billing-agent was not recorded\\.`));
+    holdEvents = false;
+    releaseReads();
     await pageB.goto(`/approvals/${second.approvalId}`);
     await expect(pageB.getByTestId("decision-banner")).toContainText(`Rejected by ${ADMIN_EMAIL}`);
     await expect(pageB.getByRole("alert").filter({ hasText: /error/i })).toHaveCount(0);
