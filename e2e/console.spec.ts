@@ -17,8 +17,7 @@ test("unknown ids in the URL show the not-found page", async ({ page }, testInfo
 test("an expired session goes to the login page keeping the URL, and logging in returns there", async ({ page, context }, testInfo) => {
   const tool = unique("scale_cluster");
   const pending = await requestApproval({ tool });
-  await logIn(page);
-  await page.goto(`/?approval=${pending.approvalId}`);
+  await logIn(page, undefined, undefined, `/?approval=${pending.approvalId}`);
   await expect(page.getByRole("region", { name: "Approval detail" }).getByRole("heading", { name: tool })).toBeVisible();
 
   // Revoke the session on the server but keep the (now dead) cookie, as an expiry does.
@@ -69,8 +68,7 @@ test("a state diff between two versions shows the changed keys with their owners
   await agentCall("state.remember", { taskId, requestId, memory: { "mem.traveller": "Ana" } });
   await agentCall("state.save", { taskId, requestId, state: { city: "Lyon", nights: 2, hotel: "Le Royal", "mem.traveller": "Ana" } });
 
-  await logIn(page);
-  await page.goto(`/sessions/${sessionId}?task=${begun.taskId}`);
+  await logIn(page, undefined, undefined, `/sessions/${sessionId}?task=${begun.taskId}`);
   await page.getByRole("tab", { name: "State" }).click();
   await expect(page.getByRole("table", { name: "State versions" }).getByRole("row")).toHaveCount(4);
   // By default the last two versions: v2 (after remember) -> v3.

@@ -112,7 +112,24 @@ export async function loginFormReady(page: Page) {
   await expect(page.getByRole("button", { name: "Log in" })).toBeEnabled();
 }
 
+/**
+ * Logs in through the API in the page's own browser context (the session cookie
+ * lands in its cookie jar), then opens `path` and waits for the live
+ * connection. The login form has tests of its own (smoke, security, the
+ * console's CSP test use `logInWithForm`); loading and hydrating it again in
+ * every test was a page load each.
+ */
 export async function logIn(page: Page, email = ADMIN_EMAIL, password = ADMIN_PASSWORD, path = "/") {
+  // Sends what the login page sends: the session cookie only goes with its own origin.
+  const login = await page.request.post("/api/trpc/auth.login", { data: { email, password }, headers: { origin: BASE_URL } });
+  expect(login.status(), await login.text()).toBe(200);
+  await page.goto(path);
+  await expect(page.getByTestId("operator-identity")).toBeVisible();
+  await expect(page.getByRole("status", { name: "Connection: Live" })).toBeVisible();
+}
+
+/** Logs in as an operator does: the login form, typed into once it is interactive, then `path`. */
+export async function logInWithForm(page: Page, email = ADMIN_EMAIL, password = ADMIN_PASSWORD, path = "/") {
   await page.goto(`/login?next=${encodeURIComponent(path)}`);
   await loginFormReady(page);
   await page.getByLabel("Email").fill(email);

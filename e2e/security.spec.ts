@@ -6,7 +6,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test, type Page } from "@playwright/test";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, BASE_URL } from "./fixtures";
-import { awaitDecision, finalScreenshot, inboxRow, logIn, loginFormReady, requestApproval, sendNow, unique } from "./helpers";
+import { awaitDecision, finalScreenshot, inboxRow, logIn, logInWithForm, loginFormReady, requestApproval, sendNow, unique } from "./helpers";
 
 const detail = (page: Page) => page.getByRole("region", { name: "Approval detail" });
 
@@ -53,7 +53,7 @@ test("the console works under its CSP: login, inbox, deciding an approval, sessi
   const tool = unique("csp_tool");
   const pending = await requestApproval({ tool, args: { to: "a@example.com" } });
 
-  await logIn(page);
+  await logInWithForm(page);
   const scriptsWithNonce = await page.evaluate(() => [...document.scripts].filter((script) => script.nonce).length);
   expect(scriptsWithNonce).toBeGreaterThan(0);
 
