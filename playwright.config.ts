@@ -19,13 +19,28 @@ if (!dataDir) {
 
 const CHROMIUM_PATH = process.env.TOLLGATE_E2E_CHROMIUM ?? "/usr/bin/chromium";
 
+/** Debian's Chromium at a laptop's screen size: what the console is judged at. */
+const chromium = {
+  ...devices["Desktop Chrome"],
+  viewport: { width: 1280, height: 800 },
+  launchOptions: {
+    executablePath: CHROMIUM_PATH,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  },
+};
+
+/** Files whose tests change settings every approval of the workspace meets. */
+const WORKSPACE_WIDE = ["**/notifications.spec.ts", "**/policies.spec.ts", "**/scale.spec.ts"];
+
 export default defineConfig({
   testDir: "e2e",
   // Not the default test-results/: Playwright empties its output folder on start, and
   // npm test writes the vitest reports (test-results/*.json) there before this runs.
   outputDir: "test-results/e2e",
+  // Two files at a time (each file's tests in order, in one browser); the files
+  // that change what the whole workspace does run first, one at a time.
   fullyParallel: false,
-  workers: 1,
+  workers: 2,
   forbidOnly: !!process.env.CI,
   retries: process.env.CI ? 1 : 0,
   // npm test runs these beside the integration passes on two cores: a test of two
@@ -41,23 +56,18 @@ export default defineConfig({
   },
   projects: [
     {
+      // The workspace's default gate and routing, its notification channels, and a
+      // thousand approvals at once: the tests beside them would meet those.
+      name: "workspace-wide",
+      testMatch: WORKSPACE_WIDE,
+      workers: 1,
+      use: chromium,
+    },
+    {
       name: "chromium",
-      use: {
-        ...devices["Desktop Chrome"],
-        // A laptop's screen: what the console is judged at.
-        viewport: { width: 1280, height: 800 },
-        launchOptions: {
-          executablePath: CHROMIUM_PATH,
-          args: [
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-          ],
-        },
-      },
+      testIgnore: WORKSPACE_WIDE,
+      dependencies: ["workspace-wide"],
+      use: chromium,
     },
   ],
   webServer: {

@@ -1,11 +1,18 @@
 // The Notifications page in the browser: an admin adds a signed webhook channel
 // (its secret shown once), puts an operator in a group, and an approval that
 // waits for a person is posted to the channel; the approval says who was asked
-// and where it was announced. The page fits a phone.
+// and where it was announced. The page fits a phone, and flags a channel that
+// keeps failing.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { expect, test } from "@playwright/test";
-import { adminApi, finalScreenshot, logIn, requestApproval, unique } from "./helpers";
+import { expect, test, type Page, type TestInfo } from "@playwright/test";
+import { adminApi, agentCall, finalScreenshot, logIn, requestApproval, unique } from "./helpers";
+
+/** Kept as a file of the test's output too, to be looked at. */
+async function keep(page: Page, testInfo: TestInfo, name: string) {
+  await page.screenshot({ path: testInfo.outputPath(`${name}.png`) });
+  await finalScreenshot(page, testInfo, name);
+}
 
 let receiver: Server;
 let receiverUrl: string;
@@ -92,4 +99,31 @@ test("the Notifications page fits a phone with no sideways scrolling", async ({ 
   await expect(page.getByRole("heading", { name: "Channels" })).toBeVisible();
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   await finalScreenshot(page, testInfo, "notifications-phone");
+});
+
+test("a channel that keeps failing is flagged on the Notifications page", async ({ page }, testInfo) => {
+  const admin = await adminApi();
+  const name = unique("dead-hook");
+  // Nothing listens on port 9 here: each delivery is refused.
+  const { channel } = await admin.call<{ channel: { channelId: string } }>("notification.createChannel", { name, kind: "SLACK", url: "http://127.0.0.1:9/hook", digestThreshold: 10, digestWindowSeconds: 1 });
+  try {
+    const { sessionId } = await agentCall<{ sessionId: string }>("session.open", { title: unique("pages") });
+    const { requestId } = await agentCall<{ requestId: string }>("request.begin", { sessionId, agent: "pager" });
+    for (const index of [1, 2, 3]) await agentCall("approval.request", { requestId, tool: unique(`page_${index}`), args: {} });
+    await logIn(page, undefined, undefined, "/notifications");
+    const flagged = page.getByTestId("channel").filter({ hasText: name }).getByTestId("channel-failing");
+    await expect(async () => {
+      await page.reload();
+      await expect(flagged).toBeVisible({ timeout: 1_000 });
+    }).toPass({ timeout: 20_000 });
+    await expect(flagged).toContainText("Failing: its last 3 announcements were not delivered.");
+    for (const [label, viewport] of [["1440x900", { width: 1440, height: 900 }], ["1280x800", { width: 1280, height: 800 }], ["390x844", { width: 390, height: 844 }]] as const) {
+      await page.setViewportSize(viewport);
+      await flagged.scrollIntoViewIfNeeded();
+      await keep(page, testInfo, `channel-failing-${label}`);
+    }
+  } finally {
+    await admin.call("notification.deleteChannel", { channelId: channel.channelId });
+    await admin.dispose();
+  }
 });

@@ -97,30 +97,3 @@ test("a call nothing flags says so, and not that it is safe", async ({ page }) =
   await expect(page.getByTestId("risk-none")).toContainText("they do not say a call is safe");
   await expect(page.getByTestId("risk-flags")).toHaveCount(0);
 });
-
-test("a channel that keeps failing is flagged on the Notifications page", async ({ page }, testInfo) => {
-  const admin = await adminApi();
-  const name = unique("dead-hook");
-  // Nothing listens on port 9 here: each delivery is refused.
-  const { channel } = await admin.call<{ channel: { channelId: string } }>("notification.createChannel", { name, kind: "SLACK", url: "http://127.0.0.1:9/hook", digestThreshold: 10, digestWindowSeconds: 1 });
-  try {
-    const { sessionId } = await agentCall<{ sessionId: string }>("session.open", { title: unique("pages") });
-    const { requestId } = await agentCall<{ requestId: string }>("request.begin", { sessionId, agent: "pager" });
-    for (const index of [1, 2, 3]) await agentCall("approval.request", { requestId, tool: unique(`page_${index}`), args: {} });
-    await logIn(page, undefined, undefined, "/notifications");
-    const flagged = page.getByTestId("channel").filter({ hasText: name }).getByTestId("channel-failing");
-    await expect(async () => {
-      await page.reload();
-      await expect(flagged).toBeVisible({ timeout: 1_000 });
-    }).toPass({ timeout: 20_000 });
-    await expect(flagged).toContainText("Failing: its last 3 announcements were not delivered.");
-    for (const [label, viewport] of [["1440x900", { width: 1440, height: 900 }], ["1280x800", { width: 1280, height: 800 }], ["390x844", { width: 390, height: 844 }]] as const) {
-      await page.setViewportSize(viewport);
-      await flagged.scrollIntoViewIfNeeded();
-      await keep(page, testInfo, `channel-failing-${label}`);
-    }
-  } finally {
-    await admin.call("notification.deleteChannel", { channelId: channel.channelId });
-    await admin.dispose();
-  }
-});
