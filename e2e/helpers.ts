@@ -58,6 +58,25 @@ export interface AwaitResult {
 
 export const awaitDecision = (approvalId: string, timeoutMs = 5_000) => agentCall<AwaitResult>("approval.await", { approvalId, timeoutMs }, "GET");
 
+/**
+ * An agent waiting on each approval, as a framework adapter does: long-poll
+ * after long-poll until it is decided, or for `forMs` (a test's limit). The
+ * server cuts a long-poll to a few seconds under the tests' 5 s liveness
+ * window, so one long-poll would leave the screen saying no agent waits while
+ * a test on a busy machine is still reading it.
+ */
+export function agentWaits(approvalIds: string[], forMs = 90_000): void {
+  const until = Date.now() + forMs;
+  for (const approvalId of approvalIds) {
+    void (async () => {
+      while (Date.now() < until) {
+        const answer = await awaitDecision(approvalId, 25_000).catch(() => undefined);
+        if (answer && answer.status !== "PENDING") return;
+      }
+    })();
+  }
+}
+
 /** Adds an operator as an admin does: invited through the admin's API (operator.create), the invitation accepted with their password. */
 export async function createOperator(role: "ADMIN" | "OPERATOR" | "VIEWER") {
   // Sends what the console's pages send: the session cookie only goes with its own origin.

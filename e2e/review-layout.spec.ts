@@ -2,7 +2,7 @@
 // agent, what it was asked, the session's title), the first lines of a long
 // statement and the decision buttons are on screen together, without scrolling.
 import { expect, test, type Page } from "@playwright/test";
-import { agentCall, awaitDecision, finalScreenshot, logIn, unique } from "./helpers";
+import { agentCall, agentWaits, finalScreenshot, logIn, unique } from "./helpers";
 
 const STATEMENT = [
   "DELETE FROM documents",
@@ -19,7 +19,7 @@ async function chainAskingForSql() {
   const tool = unique("run_sql");
   const { approvalId } = await agentCall<{ approvalId: string }>("approval.request", { requestId: a2.requestId, tool, args: { statement: STATEMENT, database: "prod" } });
   // An agent waits for it, so the screen has no "no agent waiting" notice to show.
-  void awaitDecision(approvalId, 25_000).catch(() => undefined);
+  agentWaits([approvalId]);
   return { title, tool, approvalId };
 }
 
