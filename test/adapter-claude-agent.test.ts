@@ -39,7 +39,8 @@ async function begun(agent: string) {
 /** The pending approvals of a session once there are `count` of them, oldest first. */
 async function pending(sessionId: string, count: number) {
   const read = async () => (await operator.approval.list.query({ sessionId, status: "PENDING" })).items;
-  await expect.poll(async () => (await read()).length, { timeout: 20_000 }).toBe(count);
+  // A guard, not a measure: Claude Code's process starts slowly on a busy machine.
+  await expect.poll(async () => (await read()).length, { timeout: 90_000 }).toBe(count);
   return (await read()).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || (a.externalId ?? "").localeCompare(b.externalId ?? ""));
 }
 

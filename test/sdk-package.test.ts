@@ -95,7 +95,7 @@ export const checks = [createReceiptVerifier({ url: "http://localhost:3000" }).j
     const tsc = path.join(repository, "node_modules/typescript/bin/tsc");
     const checked = await run(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: scratch }).catch((error: { stdout: string }) => error);
     expect("stdout" in checked ? checked.stdout : "").toBe("");
-  }, 60_000);
+  }, 180_000);
 
   type Decision = { action: "approve" | "reject" | "edit" | "respond"; args?: unknown; message?: string };
   /** Every runnable example in the README, found by the entry point it imports: what a person does, and what it then prints. */
@@ -167,7 +167,7 @@ export const checks = [createReceiptVerifier({ url: "http://localhost:3000" }).j
       const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
 
       const pending = async () => (await operator.approval.list.query({ status: "PENDING", tool: example.tool, agent: example.agent })).items;
-      await expect.poll(async () => (await pending()).length, { timeout: 20_000, message: `${example.entry} asks for ${example.tool}: ${output}` }).toBe(1);
+      await expect.poll(async () => (await pending()).length, { timeout: 90_000, message: `${example.entry} asks for ${example.tool}: ${output}` }).toBe(1);
       const [approval] = await pending();
       const decision = typeof example.decide === "function" ? example.decide() : example.decide;
       await operator.approval.decide.mutate({ approvalId: approval!.approvalId, ...decision } as never);
@@ -176,7 +176,7 @@ export const checks = [createReceiptVerifier({ url: "http://localhost:3000" }).j
       expect(output.trim(), example.entry).toBe(example.prints);
     }
     expect(await readFile(path.join(scratch, "NOTES.md"), "utf8")).toBe("# Notes\n\n- final");
-  }, 180_000);
+  }, 480_000);
 
   it("sdk package: the README's OpenAI Agents example, killed (SIGKILL) while its approval waits and started again with the same runId, continues the run: one approval, the tool run once", async () => {
     const readme = await readFile(path.join(repository, "sdk/README.md"), "utf8");
@@ -189,7 +189,7 @@ export const checks = [createReceiptVerifier({ url: "http://localhost:3000" }).j
 
     const first = startAgent(path.join(scratch, "crash-safe-openai-agents.mjs"), env, []);
     onTestFinished(() => first.kill());
-    await expect.poll(async () => (await pending()).length, { timeout: 30_000 }).toBe(1);
+    await expect.poll(async () => (await pending()).length, { timeout: 90_000 }).toBe(1);
     await first.kill();
     const [approval] = await pending();
 
@@ -203,7 +203,7 @@ export const checks = [createReceiptVerifier({ url: "http://localhost:3000" }).j
     const { items } = await operator.approval.list.query({ sessionId: approval!.sessionId, limit: 10 });
     expect(items).toHaveLength(1);
     expect(items[0]).toMatchObject({ approvalId: approval!.approvalId, status: "APPROVED", executedArgs: { order: "1001", amount: 40 } });
-  }, 90_000);
+  });
 
   it("sdk package: its tollgate-mcp bin, installed with the MCP SDK it needs, gates an MCP server's tool call for an MCP client", async () => {
     await writeFile(
@@ -227,9 +227,9 @@ await server.connect(new StdioServerTransport());
     );
     const called = client.callTool({ name: "greet", arguments: {} });
     const pending = async () => (await operator.approval.list.query({ status: "PENDING", tool: "greet", agent: "greeter" })).items;
-    await expect.poll(async () => (await pending()).length, { timeout: 30_000 }).toBe(1);
+    await expect.poll(async () => (await pending()).length, { timeout: 90_000 }).toBe(1);
     await operator.approval.decide.mutate({ approvalId: (await pending())[0]!.approvalId, action: "approve" });
     expect(await called).toMatchObject({ content: [{ type: "text", text: "hello" }] });
     await client.close();
-  }, 90_000);
+  });
 });
