@@ -1,7 +1,7 @@
 // Browser tests against the built server (npm run build first): one server process
 // on a fixed port with a fresh embedded database, driven by Debian's Chromium.
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineConfig, devices } from "@playwright/test";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, AGENT_KEY, BASE_URL, E2E_PORT } from "./e2e/fixtures";
@@ -37,10 +37,13 @@ export default defineConfig({
   // Not the default test-results/: Playwright empties its output folder on start, and
   // npm test writes the vitest reports (test-results/*.json) there before this runs.
   outputDir: "test-results/e2e",
-  // Two files at a time (each file's tests in order, in one browser); the files
-  // that change what the whole workspace does run first, one at a time.
+  // Each file's tests in order, in one browser. With four cores or more, two
+  // files at a time (the files that change what the whole workspace does run
+  // first, one at a time). On two cores, one: npm test runs these beside the
+  // integration passes, which already keep both cores busy, and a second
+  // browser only slowed every stage (a whole npm test at load 17).
   fullyParallel: false,
-  workers: 2,
+  workers: availableParallelism() >= 4 ? 2 : 1,
   forbidOnly: !!process.env.CI,
   retries: process.env.CI ? 1 : 0,
   // npm test runs these beside the integration passes on two cores: a test of two
