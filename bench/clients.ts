@@ -227,6 +227,43 @@ function coresBusy({ loopsPerSecond, cpu }: LoadFigures): number {
   return ((cpu.serverMsPerLoop ?? 0) + (cpu.postgresMsPerLoop ?? 0) + cpu.generatorMsPerLoop) * loopsPerSecond / 1000;
 }
 
+/**
+ * For each load that missed its rate: what bounded it in this run, read off
+ * its own figures (the server's main thread, the machine's cores, or neither),
+ * and what the target would need. Where that time goes inside the server and
+ * PostgreSQL is from profiles, in docs/performance.md.
+ */
+function whereTheTimeGoes(missed: [string, LoadFigures[], number][]): string[] {
+  const lines: string[] = [];
+  const cores = availableParallelism();
+  for (const [name, runs, target] of missed) {
+    const middle = [...runs].sort((a, b) => a.loopsPerSecond - b.loopsPerSecond)[Math.floor(runs.length / 2)];
+    if (!middle || middle.loopsPerSecond >= target) continue;
+    const { cpu, loopsPerSecond } = middle;
+    const mainThreadMs = cpu.serverMainThreadBusy === undefined ? undefined : (cpu.serverMainThreadBusy * 1000) / loopsPerSecond;
+    const busy = coresBusy(middle);
+    const perLoopMs = (cpu.serverMsPerLoop ?? 0) + (cpu.postgresMsPerLoop ?? 0) + cpu.generatorMsPerLoop;
+    let bound: string;
+    if (cpu.serverMainThreadBusy !== undefined && cpu.serverMainThreadBusy >= 0.85) {
+      bound = `the server's main thread (busy ${fmt(cpu.serverMainThreadBusy)}): it spent ${fmt(mainThreadMs!)} ms a loop, and ${target} loops a second leave it ${fmt(1000 / target)}`;
+    } else if (busy >= 0.8 * cores) {
+      bound = `the machine's ${cores} cores (${fmt(busy)} busy): the server${cpu.postgresMsPerLoop === undefined ? "" : ", PostgreSQL"} and the load generator spent ${fmt(perLoopMs)} ms of CPU a loop, and ${target} loops a second on ${cores} cores leave them ${fmt((cores * 1000) / target)}`;
+    } else {
+      bound = `neither the server's main thread (busy ${fmt(cpu.serverMainThreadBusy ?? Number.NaN)}) nor the cores (${fmt(busy)} of ${cores} busy): the machine's other work held them`;
+    }
+    lines.push(`- ${name} agents, ${fmt(loopsPerSecond, 0)} loops a second against ${target} (the middle round): bound by ${bound}.`);
+  }
+  if (!lines.length) return [];
+  return [
+    "Where the time goes, for the loads that missed their rate:",
+    "",
+    ...lines,
+    "",
+    "Inside the server and PostgreSQL, from profiles: [docs/performance.md](../docs/performance.md#where-the-time-goes) (on the embedded database, PostgreSQL's WebAssembly and PGlite's JavaScript are about half of the server thread's busy time, Node's HTTP about a quarter; on PostgreSQL its backends cost the most per loop, in the engine's SQL functions), and the embedded database moved to a worker thread, measured and rejected there.",
+    "",
+  ];
+}
+
 /** One load's figures, for the progress lines. */
 function describeLoad(load: LoadFigures): string {
   const { cpu } = load;
@@ -378,6 +415,12 @@ async function measureDatabase(label: string, urls: { on?: string; off?: string 
       `| SDK | console off | ${fmt(median(all(sdkOff)))} | ${fmt(percentile(all(sdkOff), 99))} | console on ÷ off: ${fmt(blockRatio(sdk, sdkOff))} | ≤ 1.05: ${verdict(blockRatio(sdk, sdkOff) <= 1.05)} |`,
       `| plain HTTP | console off | ${fmt(median(all(httpOff)))} | ${fmt(percentile(all(httpOff), 99))} | console on ÷ off: ${fmt(blockRatio(http, httpOff))} | ≤ 1.05: ${verdict(blockRatio(http, httpOff) <= 1.05)} |`,
       "",
+      ...(blockRatio(sdk, langGraph) > 1.5 || blockRatio(http, sdk) > 1.2
+        ? [
+            `Where a round trip's time goes: LangGraph's pause and resume is a write and a read of SQLite in this process; the SDK's is two HTTP calls (the ask, the operator's decision) and a push on its socket, each through the server's one thread${postgres ? "" : ", which on the embedded database also runs PostgreSQL's statements"}; plain HTTP adds the long-poll's own request and answer where the SDK is pushed the decision. The cost of each part, from profiles: [docs/performance.md](../docs/performance.md#where-the-time-goes).`,
+            "",
+          ]
+        : []),
       `| ${AGENTS} agents at once, full loops (begin, ask, wait, complete) | loops a second | target | server CPU ms per loop | server's main thread busy | PostgreSQL CPU ms per loop | load generator CPU ms per loop | load generator's event-loop delay p99 ms | cores busy (the three) |`,
       "|---|---|---|---|---|---|---|---|---|",
       loadRow(`LangGraph.js, ${AGENTS} threads pausing and resuming in this process (SQLite)`, "langGraph", ""),
@@ -390,6 +433,10 @@ async function measureDatabase(label: string, urls: { on?: string; off?: string 
       "",
       `A burst of ${AGENTS} plain-HTTP agents asking at once (console on): the last decision after ${fmt(burst)} s (target ≤ 2 s: ${verdict(burst <= 2)}).`,
       "",
+      ...whereTheTimeGoes([
+        ["SDK", loads.sdkOn, sdkTarget],
+        ["plain HTTP", loads.httpOn, httpTarget],
+      ]),
     ];
   } finally {
     on.operator.close();
