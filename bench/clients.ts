@@ -237,7 +237,8 @@ function whereTheTimeGoes(missed: [string, LoadFigures[], number][]): string[] {
   const lines: string[] = [];
   const cores = availableParallelism();
   for (const [name, runs, target] of missed) {
-    const middle = [...runs].sort((a, b) => a.loopsPerSecond - b.loopsPerSecond)[Math.floor(runs.length / 2)];
+    // The round the table shows as the median (the lower of two).
+    const middle = [...runs].sort((a, b) => a.loopsPerSecond - b.loopsPerSecond)[Math.floor((runs.length - 1) / 2)];
     if (!middle || middle.loopsPerSecond >= target) continue;
     const { cpu, loopsPerSecond } = middle;
     const mainThreadMs = cpu.serverMainThreadBusy === undefined ? undefined : (cpu.serverMainThreadBusy * 1000) / loopsPerSecond;
