@@ -143,8 +143,7 @@ export async function logIn(page: Page, email = ADMIN_EMAIL, password = ADMIN_PA
   const login = await page.request.post("/api/trpc/auth.login", { data: { email, password }, headers: { origin: BASE_URL } });
   expect(login.status(), await login.text()).toBe(200);
   await page.goto(path);
-  await expect(page.getByTestId("operator-identity")).toBeVisible();
-  await expect(page.getByRole("status", { name: "Connection: Live" })).toBeVisible();
+  await loggedInAndLive(page);
 }
 
 /** Logs in as an operator does: the login form, typed into once it is interactive, then `path`. */
@@ -154,6 +153,11 @@ export async function logInWithForm(page: Page, email = ADMIN_EMAIL, password = 
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: "Log in" }).click();
+  await loggedInAndLive(page);
+}
+
+/** The console shows who is logged in, and its live connection is up. */
+async function loggedInAndLive(page: Page) {
   await expect(page.getByTestId("operator-identity")).toBeVisible();
   await expect(page.getByRole("status", { name: "Connection: Live" })).toBeVisible();
 }
