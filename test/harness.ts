@@ -122,16 +122,15 @@ export async function createTestDatabase(): Promise<TestDatabase> {
  * replacing their files, where this takes a few.
  */
 export async function resetDatabase(prisma: PrismaClient): Promise<void> {
-  const tables = await prisma.$queryRaw<{ tablename: string }[]>`
-    SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> '_prisma_migrations'`;
-  if (tables.length === 0) return;
-  const sequences = await prisma.$queryRaw<{ sequencename: string }[]>`
-    SELECT sequencename FROM pg_sequences WHERE schemaname = 'public'`;
+  const relations = await prisma.$queryRaw<{ kind: "table" | "sequence"; name: string }[]>`
+    SELECT 'table' AS kind, tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> '_prisma_migrations'
+    UNION ALL SELECT 'sequence', sequencename FROM pg_sequences WHERE schemaname = 'public'`;
+  if (!relations.some((relation) => relation.kind === "table")) return;
   const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+  const emptying = relations.map(({ kind, name }) => (kind === "table" ? `DELETE FROM ${quoted(name)};` : `ALTER SEQUENCE ${quoted(name)} RESTART;`));
   await prisma.$executeRawUnsafe(`DO $reset$ BEGIN
     PERFORM set_config('session_replication_role', 'replica', true);
-    ${tables.map((table) => `DELETE FROM ${quoted(table.tablename)};`).join("\n    ")}
-    ${sequences.map((sequence) => `ALTER SEQUENCE ${quoted(sequence.sequencename)} RESTART;`).join("\n    ")}
+    ${emptying.join("\n    ")}
   END $reset$`);
 }
 
