@@ -37,10 +37,12 @@ afterAll(async () => {
 describe("crash safety", () => {
   it("a port in use: the server says so and exits, rather than lingering without serving", async () => {
     const blocker = createServer((_req, res) => res.writeHead(503).end());
-    await new Promise<void>((resolve) => blocker.listen(Number(new URL(proc.url).port), "127.0.0.1", resolve));
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const blocked = await serverProcess({ port: (blocker.address() as AddressInfo).port });
     try {
-      await expect(proc.start()).rejects.toThrow(/server exited early \(1\)[\s\S]*is in use \(EADDRINUSE\)/);
+      await expect(blocked.start()).rejects.toThrow(/server exited early \(1\)[\s\S]*is in use \(EADDRINUSE\)/);
     } finally {
+      await blocked.cleanup();
       await new Promise<void>((resolve) => blocker.close(() => resolve()));
     }
   });

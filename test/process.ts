@@ -4,12 +4,12 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { freePort } from "./databases.ts";
 import { ADMIN, AGENT_KEY, createMigratedPostgresDatabase, TEST_TARGET } from "./harness.ts";
 import { copyEmbeddedTemplate } from "./templates.ts";
 
 export interface ServerProcess {
-  url: string;
+  /** Known once the first start() has returned: the port the server chose, kept for its restarts. */
+  readonly url: string;
   start(): Promise<void>;
   kill(signal: NodeJS.Signals): Promise<number | null>;
   cleanup(): Promise<void>;
@@ -21,16 +21,22 @@ export interface ServerProcessOptions {
   databaseUrl?: string;
   /** More environment, e.g. REDIS_URL and a TOLLGATE_SECRET shared by the nodes. */
   env?: Record<string, string>;
+  /** The port to listen on; by default the server takes a free one at its first start. */
+  port?: number;
 }
 
+/** The server's own "listening on" line, which names the port it took. */
+const LISTENING = /Tollgate listening on https?:\/\/\S+:(\d+)/;
+
 export async function serverProcess(options: ServerProcessOptions = {}): Promise<ServerProcess> {
-  const port = await freePort();
+  // Port 0 at the first start, so the kernel hands out the port as the server binds it:
+  // a port found free beforehand can be taken by another process before the server binds.
+  let port = options.port ?? 0;
   const dataDir = await mkdtemp(path.join(tmpdir(), "tollgate-proc-"));
   const postgres = !options.databaseUrl && TEST_TARGET === "postgres" ? await createMigratedPostgresDatabase() : undefined;
   if (!options.databaseUrl && TEST_TARGET !== "postgres") await copyEmbeddedTemplate(dataDir);
   let child: ChildProcess | undefined;
   let log = "";
-  const url = `http://127.0.0.1:${port}`;
   async function kill(signal: NodeJS.Signals): Promise<number | null> {
     // Already gone: exited (exitCode) or killed by a signal (signalCode, exitCode stays null).
     if (!child || child.exitCode !== null || child.signalCode !== null) return child?.exitCode ?? null;
@@ -39,7 +45,10 @@ export async function serverProcess(options: ServerProcessOptions = {}): Promise
     return exited;
   }
   return {
-    url,
+    get url() {
+      if (port === 0) throw new Error("the server process has not started yet: its port is chosen at its first start");
+      return `http://127.0.0.1:${port}`;
+    },
     output: () => log,
     async start() {
       child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
@@ -56,7 +65,8 @@ export async function serverProcess(options: ServerProcessOptions = {}): Promise
           // The tests' webhook receivers listen on loopback.
           TOLLGATE_OUTBOUND_ALLOW: "127.0.0.1",
           TOLLGATE_CONSOLE: "off",
-          TOLLGATE_LOG_LEVEL: "warn",
+          // Info: the line that says which port the server took.
+          TOLLGATE_LOG_LEVEL: "info",
           ...options.env,
         },
         stdio: ["ignore", "pipe", "pipe"],
@@ -66,10 +76,13 @@ export async function serverProcess(options: ServerProcessOptions = {}): Promise
       const deadline = Date.now() + 60_000;
       for (;;) {
         if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${log}`);
-        try {
-          if ((await fetch(`${url}/healthz`)).ok) return;
-        } catch {
-          // not listening yet
+        if (port === 0) port = Number(LISTENING.exec(log)?.[1] ?? 0);
+        if (port !== 0) {
+          try {
+            if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) return;
+          } catch {
+            // not listening yet
+          }
         }
         if (Date.now() > deadline) throw new Error(`server did not start within 60 s:\n${log}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
