@@ -134,6 +134,8 @@ integration_postgres() {
 }
 
 browser() {
+  # The server's log lines carry their times: this one says when it was started.
+  echo "browser tests: starting the server at $(date -u +%H:%M:%S)"
   npx playwright test
 }
 
