@@ -156,9 +156,14 @@ export async function logInWithForm(page: Page, email = ADMIN_EMAIL, password = 
   await loggedInAndLive(page);
 }
 
-/** The console shows who is logged in, and its live connection is up. */
+/**
+ * The console shows who is logged in, and its live connection is up. A first
+ * page in a new browser context loads and compiles every script afresh: beside
+ * the integration passes on two cores that has taken more than the 10 s an
+ * expectation waits by default (the screen still said "Loading…").
+ */
 async function loggedInAndLive(page: Page) {
-  await expect(page.getByTestId("operator-identity")).toBeVisible();
+  await expect(page.getByTestId("operator-identity")).toBeVisible({ timeout: 30_000 });
   await expect(page.getByRole("status", { name: "Connection: Live" })).toBeVisible();
 }
 
