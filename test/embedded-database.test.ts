@@ -6,30 +6,32 @@
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
-import { openDatabase, pgliteOptions } from "../server/db/client.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase, pgliteOptions, type Database } from "../server/db/client.ts";
 import { createEmbeddedDatabase, holdsEmbeddedDatabase } from "../server/db/embedded-folder.ts";
 
 const newFolder = () => mkdtemp(path.join(tmpdir(), "tollgate-embedded-"));
 
-/** A setting as an embedded database opened with an 8 MB page cache reports it. */
-async function embeddedSetting(name: "shared_buffers" | "default_statistics_target"): Promise<string> {
-  const database = await openDatabase({ dataDir: "memory://", embeddedCacheMb: 8, migrate: false });
-  try {
+describe("embedded database", () => {
+  // One database opened with an 8 MB page cache answers both settings' tests:
+  // creating one in memory runs initdb in this process, seconds of one core each.
+  let database: Database;
+  beforeAll(async () => {
+    database = await openDatabase({ dataDir: "memory://", embeddedCacheMb: 8, migrate: false });
+  });
+  afterAll(() => database?.close());
+
+  const setting = async (name: "shared_buffers" | "default_statistics_target") => {
     const [row] = await database.prisma.$queryRawUnsafe<{ setting: string }[]>(`SELECT current_setting('${name}') AS setting`);
     return row!.setting;
-  } finally {
-    await database.close();
-  }
-}
+  };
 
-describe("embedded database", () => {
   it("embedded database: its shared_buffers are the configured page cache", async () => {
-    expect(await embeddedSetting("shared_buffers")).toBe("8MB");
+    expect(await setting("shared_buffers")).toBe("8MB");
   });
 
   it("embedded database: ANALYZE samples rows for a statistics target of 10, not PostgreSQL's 100", async () => {
-    expect(await embeddedSetting("default_statistics_target")).toBe("10");
+    expect(await setting("default_statistics_target")).toBe("10");
   });
 
   it("embedded database: a new folder's database is created outside this process, which opens it afterwards", async () => {
