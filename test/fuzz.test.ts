@@ -19,10 +19,16 @@ import { agentSdk, type OperatorClient } from "./clients.ts";
 
 let test: TestServer;
 let admin: OperatorClient;
-useTestServer((server, client) => {
-  test = server;
-  admin = client;
-});
+// A liveness window of 3 s holds a long-poll (approval.await on the pending
+// approval) for at most 1 s: with the default 90 s, the fuzzed waits were 31 of
+// the file's 77 s, spent waiting and checking nothing more.
+useTestServer(
+  (server, client) => {
+    test = server;
+    admin = client;
+  },
+  { TOLLGATE_AGENT_LIVENESS_SECONDS: "3" },
+);
 
 const CASES_PER_PROCEDURE = Number(process.env.FUZZ_CASES ?? (process.env.TOLLGATE_LONG_TESTS === "1" ? 25 : 4));
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
