@@ -8,6 +8,7 @@ import { isUniqueViolation } from "../server/services/transaction.ts";
 import { withPreparedStatements } from "../server/db/prepared-statements.ts";
 import { createTestDatabase, type TestDatabase } from "./harness.ts";
 import { describeWith, needsEmbedded } from "./requires.ts";
+import { emptyEmbedded } from "./templates.ts";
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -121,7 +122,7 @@ describeWith(needsEmbedded())("PGlite's prepared statements", () => {
   let pglite: PGlite;
   let prepared: PGlite;
   beforeAll(async () => {
-    pglite = await PGlite.create("memory://");
+    pglite = await emptyEmbedded();
     prepared = withPreparedStatements(pglite);
   });
   afterAll(async () => {

@@ -2,18 +2,18 @@
 // database, and applying them must work (and be a no-op the second time). How
 // a migration interrupted or failed is met at the next start, and that a schema
 // change shows up as a pending migration, are test/long/migrations-recovery.test.ts's.
-import { PGlite } from "@electric-sql/pglite";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { describe, expect, it } from "vitest";
 import pg from "pg";
 import { postgresForMigrations } from "../server/db/client.ts";
 import { applyMigrations, diffMigrationsToSchema, readMigrations } from "../server/db/schema-engine.ts";
 import { createEmptyPostgresDatabase, TEST_TARGET } from "./harness.ts";
+import { emptyEmbedded } from "./templates.ts";
 
 describe("migrations", () => {
   // Diffs on an in-memory shadow database whatever the target: the embedded pass runs it.
   it.skipIf(TEST_TARGET === "postgres")("migrations: schema.prisma and prisma/migrations agree", async () => {
-    const shadow = await PGlite.create();
+    const shadow = await emptyEmbedded();
     try {
       const sql = await diffMigrationsToSchema(new PrismaPGlite(shadow));
       expect(sql, "run `npm run db:migration -- <name>` to write the missing migration").toBe("");
@@ -43,7 +43,7 @@ describe("migrations", () => {
       }
       return;
     }
-    const pglite = await PGlite.create();
+    const pglite = await emptyEmbedded();
     try {
       expect(await applyMigrations(new PrismaPGlite(pglite))).toEqual(names);
       expect(await applyMigrations(new PrismaPGlite(pglite))).toEqual([]);

@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { schemaSql } from "../server/db/schema-engine.ts";
 import { catalogDifferences, loadSqlSource, migrationBetween, readCatalog, readSqlSource, type Query, type SqlSourceFile } from "../server/db/sql-source.ts";
 import { createEmptyPostgresDatabase, createMigratedPostgresDatabase, TEST_TARGET } from "./harness.ts";
-import { embeddedFromTemplate } from "./templates.ts";
+import { embeddedFromTemplate, emptyEmbedded } from "./templates.ts";
 
 interface Scratch {
   query: Query;
@@ -59,7 +59,7 @@ const migratedDatabase = () => (TEST_TARGET === "postgres" ? postgresScratch(tru
 
 /** An empty database with prisma/schema.prisma's tables and the files' functions, triggers and types. */
 async function fromSource(files: SqlSourceFile[]): Promise<Scratch> {
-  const scratch = TEST_TARGET === "postgres" ? await postgresScratch(false) : await pgliteScratch(await PGlite.create());
+  const scratch = TEST_TARGET === "postgres" ? await postgresScratch(false) : await pgliteScratch(await emptyEmbedded());
   await scratch.query(await schemaSql(scratch.engine()));
   await loadSqlSource(scratch.query, files);
   return scratch;
