@@ -175,6 +175,11 @@ export async function finalScreenshot(page: Page, testInfo: TestInfo, name = "fi
   await testInfo.attach(name, { body: await page.screenshot(), contentType: "image/png" });
 }
 
+/** A screenshot attached to the report and kept as `<name>.png` in the test's output folder, to be looked at. */
+export async function keepScreenshot(page: Page, testInfo: TestInfo, name: string) {
+  await testInfo.attach(name, { body: await page.screenshot({ path: testInfo.outputPath(`${name}.png`) }), contentType: "image/png" });
+}
+
 export interface AgentEvent {
   event: string;
   [key: string]: unknown;

@@ -5,14 +5,8 @@
 // keeps failing.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { expect, test, type Page, type TestInfo } from "@playwright/test";
-import { adminApi, agentCall, finalScreenshot, logIn, requestApproval, unique } from "./helpers";
-
-/** Kept as a file of the test's output too, to be looked at. */
-async function keep(page: Page, testInfo: TestInfo, name: string) {
-  await page.screenshot({ path: testInfo.outputPath(`${name}.png`) });
-  await finalScreenshot(page, testInfo, name);
-}
+import { expect, test } from "@playwright/test";
+import { adminApi, agentCall, finalScreenshot, keepScreenshot, logIn, requestApproval, unique } from "./helpers";
 
 let receiver: Server;
 let receiverUrl: string;
@@ -120,7 +114,7 @@ test("a channel that keeps failing is flagged on the Notifications page", async 
     for (const [label, viewport] of [["1440x900", { width: 1440, height: 900 }], ["1280x800", { width: 1280, height: 800 }], ["390x844", { width: 390, height: 844 }]] as const) {
       await page.setViewportSize(viewport);
       await flagged.scrollIntoViewIfNeeded();
-      await keep(page, testInfo, `channel-failing-${label}`);
+      await keepScreenshot(page, testInfo, `channel-failing-${label}`);
     }
   } finally {
     await admin.call("notification.deleteChannel", { channelId: channel.channelId });

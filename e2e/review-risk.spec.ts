@@ -1,14 +1,8 @@
 // Risk is shown, not left to the reader: a rule's label on the inbox row and
 // above the arguments, the risky text of a long statement marked, a tool's
 // destructive hint, and the agent's state at the ask one click away.
-import { expect, test, type Page, type TestInfo } from "@playwright/test";
-import { adminApi, agentCall, finalScreenshot, inboxRow, logIn, unique } from "./helpers";
-
-/** Kept as a file of the test's output too, to be looked at. */
-async function keep(page: Page, testInfo: TestInfo, name: string) {
-  await page.screenshot({ path: testInfo.outputPath(`${name}.png`) });
-  await finalScreenshot(page, testInfo, name);
-}
+import { expect, test } from "@playwright/test";
+import { adminApi, agentCall, inboxRow, keepScreenshot, logIn, unique } from "./helpers";
 
 const STATEMENT = [
   "-- purge drafts (ticket OPS-4711)",
@@ -59,7 +53,7 @@ test("a risky value is highlighted under the rule's label, the row carries the l
     await expect(flags.getByTestId("risk-flag").filter({ hasText: "dryRun is false" })).toBeVisible();
     await expect(flags.getByTestId("risk-flag").filter({ hasText: "may be destructive" })).toContainText("Run SQL");
     await sql.getByTestId("risk-match").scrollIntoViewIfNeeded();
-    await keep(page, testInfo, `risk-${label}`);
+    await keepScreenshot(page, testInfo, `risk-${label}`);
 
     // In the arguments themselves: the rule's path and dryRun marked where they are, the
     // statement framed with its flags, its DELETE marked once unfolded.
@@ -72,7 +66,7 @@ test("a risky value is highlighted under the rule's label, the row carries the l
     await query.getByRole("button", { name: /Show all 30 lines/ }).click();
     await expect(query.getByTestId("risk-match-inline")).toHaveText("DELETE");
     await query.getByTestId("risk-match-inline").scrollIntoViewIfNeeded();
-    await keep(page, testInfo, `risk-in-arguments-${label}`);
+    await keepScreenshot(page, testInfo, `risk-in-arguments-${label}`);
     // A long text inside another value is folded too, its first lines shown.
     const nested = args.getByTestId("long-text-notify.body");
     await expect(nested).toContainText("note line 8");
@@ -84,7 +78,7 @@ test("a risky value is highlighted under the rule's label, the row carries the l
   await expect(state).toContainText("Agent's state when it asked: v1, 1 key, its first ask in this task");
   await state.getByRole("button").click();
   await expect(state.getByRole("table", { name: "State keys at the ask" })).toContainText("OPS-4711: purge drafts only");
-  await keep(page, testInfo, "agent-state-390x844");
+  await keepScreenshot(page, testInfo, "agent-state-390x844");
 });
 
 test("a call nothing flags says so, and not that it is safe", async ({ page }) => {
