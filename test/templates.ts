@@ -115,8 +115,12 @@ async function writeImage(dataDir: string, file: string): Promise<void> {
  * from an image in under a second, where initdb takes seconds of one core.
  */
 export async function emptyEmbedded(): Promise<PGlite> {
-  const { emptyImage } = await embeddedTemplate();
-  return PGlite.create({ loadDataDir: new Blob([await readFile(emptyImage)]), ...pgliteOptions(embeddedCacheMb()) });
+  return fromImage((await embeddedTemplate()).emptyImage);
+}
+
+/** An in-memory PGlite loaded from a tar image, started as the server starts its own. */
+async function fromImage(image: string): Promise<PGlite> {
+  return PGlite.create({ loadDataDir: new Blob([await readFile(image)]), ...pgliteOptions(embeddedCacheMb()) });
 }
 
 /** A new folder holding a copy of the migrated embedded database. */
@@ -128,8 +132,7 @@ export async function copyEmbeddedTemplate(into: string): Promise<void> {
 
 /** An in-memory PGlite holding the migrated database, started as the server starts its own. */
 export async function embeddedFromTemplate(): Promise<PGlite> {
-  const { image } = await embeddedTemplate();
-  return PGlite.create({ loadDataDir: new Blob([await readFile(image)]), ...pgliteOptions(embeddedCacheMb()) });
+  return fromImage((await embeddedTemplate()).image);
 }
 
 const postgresTemplates = new Map<string, Promise<string>>();

@@ -7,7 +7,7 @@ import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapt
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import pg from "pg";
 import { PrismaClient } from "./generated/client.ts";
-import { createEmbeddedDatabase, holdsEmbeddedDatabase } from "./embedded-folder.ts";
+import { createEmbeddedDatabase } from "./embedded-folder.ts";
 import { applyMigrations } from "./schema-engine.ts";
 import { withPreparedStatements } from "./prepared-statements.ts";
 import { directSqlOnPool } from "./direct-sql-pool.ts";
@@ -151,11 +151,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     const { startParams } = pgliteOptions(options.embeddedCacheMb);
     if (!options.dataDir.startsWith("memory://")) {
       await mkdir(options.dataDir, { recursive: true });
-      if (!(await holdsEmbeddedDatabase(options.dataDir))) {
-        // Said before it starts: on a busy machine it takes a while, and a start that stalls shows where.
-        log.info(`creating the embedded database in ${options.dataDir} (about 10 s of one core)`);
-        await createEmbeddedDatabase(options.dataDir, startParams);
-      }
+      await createEmbeddedDatabase(options.dataDir, startParams);
     }
     const pglite = await PGlite.create(options.dataDir, { startParams });
     adapterFactory = new PrismaPGlite(pglite);

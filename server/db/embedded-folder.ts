@@ -10,6 +10,7 @@ import { execFile } from "node:child_process";
 import { access } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
+import { log } from "../log.ts";
 
 const CREATE_DATABASE = `
 const [pgliteUrl, dataDir, ...startParams] = process.argv.slice(1);
@@ -34,6 +35,8 @@ export async function holdsEmbeddedDatabase(dataDir: string): Promise<boolean> {
 /** Creates a PGlite database in `dataDir` unless the folder holds one already. */
 export async function createEmbeddedDatabase(dataDir: string, startParams: string[]): Promise<void> {
   if (await holdsEmbeddedDatabase(dataDir)) return;
+  // Said before it starts: on a busy machine it takes a while, and a start that stalls shows where.
+  log.info(`creating the embedded database in ${dataDir} (about 10 s of one core)`);
   const pgliteUrl = import.meta.resolve("@electric-sql/pglite");
   try {
     await promisify(execFile)(process.execPath, ["--input-type=module", "--eval", CREATE_DATABASE, pgliteUrl, dataDir, ...startParams]);
