@@ -197,10 +197,12 @@ describe("tollgate-mcp over stdio", () => {
 
   it("mcp gateway: progress keeps the client's own short request timeout alive while a person decides", async () => {
     let beats = 0;
-    // One second of client timeout, reset by each progress notification; the decision comes after more than that.
-    const called = call(shared.client, "read_file", { path: "/slow" }, { timeout: 1_000, resetTimeoutOnProgress: true, onprogress: () => (beats += 1) });
+    // Three seconds of client timeout, reset by each progress notification (sent every 100 ms): a busy
+    // machine can stall a process for a second, not for thirty beats. The decision comes after 35 beats,
+    // at least 3.5 s after the call, past the timeout that would have ended it without them.
+    const called = call(shared.client, "read_file", { path: "/slow" }, { timeout: 3_000, resetTimeoutOnProgress: true, onprogress: () => (beats += 1) });
     const [approval] = await pending({ tool: "read_file" });
-    await expect.poll(() => beats, { timeout: 20_000 }).toBeGreaterThanOrEqual(15);
+    await expect.poll(() => beats, { timeout: 30_000 }).toBeGreaterThanOrEqual(35);
     await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
     expect(textOf(await called)).toBe("contents of /slow");
   });
