@@ -136,7 +136,8 @@ test("a half-written rejection survives a reload, and when someone else decides 
   await expect(page.getByTestId("unsent-draft")).toHaveCount(0);
 });
 
-test("desktop alerts, once turned on, raise a system notification for a new approval", async ({ page, context }) => {
+// The headless shell has no desktop notifications: this one runs in the full browser.
+test("desktop alerts, once turned on, raise a system notification for a new approval", { tag: "@full-browser" }, async ({ page, context }) => {
   await context.grantPermissions(["notifications"]);
   // Records each notification the page raises (the real constructor still runs).
   await page.addInitScript(() => {
