@@ -13,6 +13,7 @@ import { AlreadyResumedError, resumeFromTollgate, runUntilPause, runWithApproval
 import { agentSdk, type OperatorClient } from "./clients.ts";
 import { refundAgent, type Refund } from "./fixtures-openai-agents-pause.ts";
 import { AGENT_KEY } from "./harness.ts";
+import { nodeScript } from "./node-script.ts";
 import { useTestServer, type TestServer } from "./server.ts";
 
 // Nothing may try to export traces: there is no network and no key.
@@ -63,7 +64,7 @@ const reportToolResults = () => modelResponder(({ request }) => [assistantMessag
 
 /** Runs the refund agent in a child process until it pauses; that process asks Tollgate and exits. */
 async function pauseInAnotherProcess() {
-  const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", FIXTURE], {
+  const { stdout } = await promisify(execFile)(process.execPath, [nodeScript(FIXTURE)], {
     cwd: REPOSITORY,
     env: { ...process.env, TOLLGATE_URL: test.url, TOLLGATE_AGENT_KEY: AGENT_KEY },
     timeout: 60_000,

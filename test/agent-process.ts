@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { createTollgate } from "../sdk/src/index.ts";
 import type { OperatorClient } from "./clients.ts";
 import { AGENT_KEY } from "./harness.ts";
+import { nodeScript } from "./node-script.ts";
 import { useTestServer, type TestServer } from "./server.ts";
 
 export interface AgentProcess {
@@ -20,9 +21,9 @@ export interface AgentProcess {
   output(): string;
 }
 
-/** Starts `script` under node: by default through tsx (a TypeScript fixture); `nodeArgs: []` runs it as users run JavaScript. */
-export function startAgent(script: string, env: Record<string, string>, nodeArgs: string[] = ["--import", "tsx"]): AgentProcess {
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, script], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+/** Starts `script` under node: a TypeScript fixture bundled first (test/node-script.ts), JavaScript as users run it. */
+export function startAgent(script: string, env: Record<string, string>): AgentProcess {
+  const child: ChildProcess = spawn(process.execPath, [nodeScript(script)], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const watchers = new Set<() => void>();
   const onData = (chunk: Buffer) => {

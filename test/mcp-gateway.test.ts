@@ -8,7 +8,6 @@ import { request as httpRequest } from "node:http";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -19,14 +18,14 @@ import { RUN_LEASE_MS } from "../server/domain/durable-run.ts";
 import { toolDefinitionSha256 } from "../server/domain/tool-pins.ts";
 import { withOneApproval } from "./agent-process.ts";
 import { AGENT_KEY } from "./harness.ts";
+import { nodeScript } from "./node-script.ts";
 import { useTestServer, type TestServer } from "./server.ts";
 
 const repository = path.resolve(import.meta.dirname, "..");
 const CLI = path.join(repository, "sdk/src/gateway/cli.ts");
 const UPSTREAM = path.join(repository, "test/fixtures-mcp-upstream.ts");
-// By path: the processes run in a scratch folder, where "tsx" does not resolve.
-const TSX = pathToFileURL(path.join(repository, "node_modules/tsx/dist/loader.mjs")).href;
-const tsx = (file: string) => [process.execPath, "--import", TSX, file] as const;
+/** The command that runs a TypeScript file as its own process (bundled: test/node-script.ts). */
+const tsx = (file: string) => [process.execPath, nodeScript(file)] as const;
 
 let test: TestServer;
 let operator: OperatorClient;

@@ -5,7 +5,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ADMIN, AGENT_KEY, createMigratedPostgresDatabase, TEST_TARGET } from "./harness.ts";
+import { nodeScript } from "./node-script.ts";
 import { copyEmbeddedTemplate } from "./templates.ts";
+
+/** The server as `npm start` runs it, bundled from its sources as `npm run build` bundles it. */
+const SERVER_MAIN = path.resolve(import.meta.dirname, "../server/main.ts");
 
 export interface ServerProcess {
   /** Known once the first start() has returned: the port the server chose, kept for its restarts. */
@@ -51,7 +55,7 @@ export async function serverProcess(options: ServerProcessOptions = {}): Promise
     },
     output: () => log,
     async start() {
-      child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+      child = spawn(process.execPath, [nodeScript(SERVER_MAIN)], {
         env: {
           ...process.env,
           PORT: String(port),

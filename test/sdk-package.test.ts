@@ -187,13 +187,13 @@ export const checks = [createReceiptVerifier({ url: "http://localhost:3000" }).j
     const env = { TOLLGATE_URL: test.url, TOLLGATE_AGENT_KEY: AGENT_KEY };
     const pending = async () => (await operator.approval.list.query({ status: "PENDING", tool: "refund", agent: "support" })).items;
 
-    const first = startAgent(path.join(scratch, "crash-safe-openai-agents.mjs"), env, []);
+    const first = startAgent(path.join(scratch, "crash-safe-openai-agents.mjs"), env);
     onTestFinished(() => first.kill());
     await expect.poll(async () => (await pending()).length, { timeout: 90_000 }).toBe(1);
     await first.kill();
     const [approval] = await pending();
 
-    const second = startAgent(path.join(scratch, "crash-safe-openai-agents.mjs"), env, []);
+    const second = startAgent(path.join(scratch, "crash-safe-openai-agents.mjs"), env);
     // A failed test leaves no agent waiting behind it.
     onTestFinished(() => second.kill());
     await operator.approval.decide.mutate({ approvalId: approval!.approvalId, action: "approve" });
