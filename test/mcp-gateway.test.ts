@@ -25,7 +25,7 @@ const repository = path.resolve(import.meta.dirname, "..");
 const CLI = path.join(repository, "sdk/src/gateway/cli.ts");
 const UPSTREAM = path.join(repository, "test/fixtures-mcp-upstream.ts");
 /** The command that runs a TypeScript file as its own process (bundled: test/node-script.ts). */
-const tsx = (file: string) => [process.execPath, nodeScript(file)] as const;
+const nodeCommand = (file: string) => [process.execPath, nodeScript(file)] as const;
 
 let test: TestServer;
 let operator: OperatorClient;
@@ -61,7 +61,7 @@ async function connect(options: { args?: string[]; env?: Record<string, string>;
   connections += 1;
   const log = options.log ?? path.join(scratch, `upstream-${connections}.log`);
   await writeFile(log, "", { flag: "a" });
-  const [node, ...command] = options.unreaped ? unreaped(tsx(CLI)) : tsx(CLI);
+  const [node, ...command] = options.unreaped ? unreaped(nodeCommand(CLI)) : nodeCommand(CLI);
   const transport = new StdioClientTransport({
     command: node!,
     args: [
@@ -75,7 +75,7 @@ async function connect(options: { args?: string[]; env?: Record<string, string>;
       ...(options.runId ? ["--run-id", options.runId] : []),
       ...(options.args ?? []),
       "--",
-      ...tsx(UPSTREAM),
+      ...nodeCommand(UPSTREAM),
     ],
     env: { ...(process.env as Record<string, string>), TOLLGATE_AGENT_KEY: AGENT_KEY, UPSTREAM_LOG: log, ...options.env },
     cwd: scratch,
@@ -485,7 +485,7 @@ describe("tollgate-mcp over Streamable HTTP", () => {
 
   /** A gateway serving HTTP in front of the shared upstream. */
   const gateway = (args: string[] = [], url = test.url) =>
-    started([...tsx(CLI), "--url", url, "--listen", "0", "--upstream", upstreamUrl, "--progress-interval", "100", "--state-dir", path.join(scratch, "state"), ...args], UPSTREAM_ENV, /serving MCP at (http:\S+)\n/);
+    started([...nodeCommand(CLI), "--url", url, "--listen", "0", "--upstream", upstreamUrl, "--progress-interval", "100", "--state-dir", path.join(scratch, "state"), ...args], UPSTREAM_ENV, /serving MCP at (http:\S+)\n/);
 
   /** An MCP client over HTTP; like connect()'s, it answers elicitations with `confirmed: true`. */
   async function httpClient(url = gatewayUrl) {
@@ -511,7 +511,7 @@ describe("tollgate-mcp over Streamable HTTP", () => {
   beforeAll(async () => {
     log = path.join(scratch, "http-upstream.log");
     await writeFile(log, "");
-    upstreamUrl = (await started(tsx(UPSTREAM), { UPSTREAM_HTTP: "1", UPSTREAM_TOKEN: "upstream-secret", UPSTREAM_LOG: log }, /^(http:\S+)\n/m)).url;
+    upstreamUrl = (await started(nodeCommand(UPSTREAM), { UPSTREAM_HTTP: "1", UPSTREAM_TOKEN: "upstream-secret", UPSTREAM_LOG: log }, /^(http:\S+)\n/m)).url;
     gatewayUrl = (await gateway()).url;
     shared = await httpClient();
   }, 180_000);
