@@ -3,7 +3,7 @@
 // against its declarations, and its README's examples run against a real server.
 // The package does not depend on the database: npm test runs it on the embedded one only.
 import { execFile, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -21,8 +21,8 @@ import { useTestServer, type TestServer } from "./server.ts";
 const run = promisify(execFile);
 const repository = path.resolve(import.meta.dirname, "..");
 const npm = (args: string[], cwd: string) => run("npm", args, { cwd, maxBuffer: 16 * 1024 * 1024 });
-/** The adapters' optional peers and the types the user's project compiles with. */
-const FRAMEWORKS = ["@types/node", "@langchain/langgraph", "@langchain/core", "@a2a-js/sdk", "@openai/agents", "zod", "ai", "@anthropic-ai/claude-agent-sdk"];
+/** The frameworks the adapters take as optional peers (sdk/package.json), and the Node types the user's project compiles with. */
+const FRAMEWORKS = [...Object.keys((JSON.parse(readFileSync(path.join(repository, "sdk/package.json"), "utf8")) as { peerDependencies: Record<string, string> }).peerDependencies), "@types/node"];
 
 let test: TestServer;
 let operator: OperatorClient;
@@ -46,10 +46,8 @@ describeWith(needsEmbedded())("the packed SDK (@tollgate/sdk)", () => {
     // The frameworks its adapters take as optional peers, as a user has them installed: linked
     // from this repository's node_modules (the versions its lockfile holds) rather than
     // installed again, which unpacked 646 MB (the Claude Agent SDK's 417) for 36 CPU-seconds.
-    // One the package's own dependencies brought (zod, with the MCP SDK) is already there.
     for (const framework of FRAMEWORKS) {
       const link = path.join(scratch, "node_modules", framework);
-      if (existsSync(link)) continue;
       await mkdir(path.dirname(link), { recursive: true });
       await symlink(path.join(repository, "node_modules", framework), link, "dir");
     }
