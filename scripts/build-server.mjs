@@ -1,14 +1,5 @@
 // Bundles the custom server (server/main.ts) into dist/server.mjs; npm packages stay external.
 import { build } from "esbuild";
+import { NODE_BUNDLE } from "./node-bundle.mjs";
 
-await build({
-  entryPoints: ["server/main.ts"],
-  outfile: "dist/server.mjs",
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  target: "node20",
-  packages: "external",
-  sourcemap: true,
-  logLevel: "warning",
-});
+await build({ ...NODE_BUNDLE, entryPoints: ["server/main.ts"], outfile: "dist/server.mjs", sourcemap: true, logLevel: "warning" });

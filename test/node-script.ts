@@ -2,7 +2,8 @@
 // the MCP gateway, an MCP server), bundled once per worker by esbuild into
 // plain JavaScript that Node runs without a loader. Its own sources (the
 // script, the SDK's) are bundled; packages stay imports that Node resolves
-// from the repository's node_modules, as a user's process resolves them.
+// from the repository's node_modules, as a user's process resolves them
+// (scripts/node-bundle.mjs, as `npm run build` bundles the server).
 // Under `node --import tsx` every module a framework loads, thousands for
 // LangChain or the Claude Agent SDK, passes through tsx's hooks: loading
 // LangGraph, LangChain, OpenAI Agents, the Claude Agent SDK and the MCP SDK
@@ -11,6 +12,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, renameSync } from "node:fs";
 import path from "node:path";
 import { buildSync } from "esbuild";
+import { NODE_BUNDLE } from "../scripts/node-bundle.mjs";
 
 const repository = path.resolve(import.meta.dirname, "..");
 /** Inside the repository, so that the bundles' package imports resolve from its node_modules. */
@@ -29,13 +31,9 @@ export function nodeScript(script: string): string {
     const written = path.join(OUT_DIR, `${name}.${process.pid}.mjs`);
     mkdirSync(OUT_DIR, { recursive: true });
     buildSync({
+      ...NODE_BUNDLE,
       entryPoints: [script],
       outfile: written,
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      target: "node20",
-      packages: "external",
       // Error classes keep their names: the tests read them in the scripts' output.
       keepNames: true,
       logLevel: "error",
