@@ -50,13 +50,13 @@ export default defineConfig({
   // Not the default test-results/: Playwright empties its output folder on start, and
   // npm test writes the vitest reports (test-results/*.json) there before this runs.
   outputDir: "test-results/e2e",
-  // Each file's tests in order, in one browser. With four cores or more, two
-  // files at a time (the files that change what the whole workspace does run
-  // first, one at a time). On two cores, one: npm test runs these beside the
-  // integration passes, which already keep both cores busy (a whole npm test
-  // took 1,351 s with two, 1,262 with one, at load 11 to 17 both times).
+  // Each file's tests in order, in one browser; files side by side in
+  // TOLLGATE_E2E_WORKERS workers (npm test, which runs these after the
+  // integration passes, sets three), else two with four cores or more and one
+  // below. The files that change what the whole workspace does run first, one
+  // at a time.
   fullyParallel: false,
-  workers: availableParallelism() >= 4 ? 2 : 1,
+  workers: Number(process.env.TOLLGATE_E2E_WORKERS ?? (availableParallelism() >= 4 ? 2 : 1)),
   forbidOnly: !!process.env.CI,
   retries: process.env.CI ? 1 : 0,
   // npm test runs these beside the integration passes on two cores: a test of two

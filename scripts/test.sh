@@ -1,57 +1,64 @@
 #!/usr/bin/env bash
-# npm test: the type check, the unit tests, the integration tests on the
-# embedded database and again on PostgreSQL (when TEST_DATABASE_URL is set; the
-# files listed in ONCE below run on the embedded one only), the build, and the
-# browser tests against the built server.
+# npm test: the type check, the unit tests, the integration tests (each file on
+# one database: the embedded one, or PostgreSQL when TEST_DATABASE_URL is set
+# and the file is listed in ON_POSTGRES below), the build, and the browser
+# tests against the built server.
 # `npm run test:long` (this script with --long) runs the long scenarios, and
-# the ONCE files on PostgreSQL, instead.
+# each integration file again on the other database.
 #
-# Stages run side by side: the two integration passes mostly wait (on their
-# servers, sockets and PostgreSQL), the type check and the build mostly
-# compute, and the browser tests start when the build is done. Each stage
-# writes test-results/logs/<stage>.log, printed whole when the stage ends, with
-# its time and CPU seconds; the run fails if any stage failed.
+# Stages, in order: the template databases beside the build; the two
+# integration passes side by side; then the type check and the unit tests
+# beside the browser tests. Each stage writes test-results/logs/<stage>.log,
+# printed whole when the stage ends, with its time and CPU seconds; the run
+# fails if any stage failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export NEXT_TELEMETRY_DISABLED=1
 LOGS=test-results/logs
 mkdir -p "$LOGS"
 
-# Integration files that run on one database in `npm test`: they check what a
-# client, a framework or the transport does over HTTP (the adapters, the
-# packed SDK, the Python client, the MCP gateway, agent processes killed
-# mid-run, tracing, outbound checks, the wire contract, the login throttle,
-# the security headers and the documentation's shell examples), and nothing of
-# theirs depends on which database holds the rows. `npm test` runs them on the
-# embedded database; `npm run test:long` runs them on PostgreSQL too, so CI
-# still runs every file on both (those in EMBEDDED_ONLY excepted: they never
-# touch the server's database and run on the embedded one only). Everything that reaches the SQL
-# functions, the locks, races, LISTEN/NOTIFY or several nodes runs on both in
-# `npm test`.
-ONCE=(
-  test/durable-ai-sdk.test.ts test/durable-claude-agent.test.ts test/durable-langchain.test.ts test/durable-langgraph.test.ts test/durable-openai-agents.test.ts
-  test/python-client.test.ts test/readme-example.test.ts test/mcp-gateway.test.ts
-  test/tracing.test.ts test/outbound-http.test.ts test/http.test.ts
-  test/security-http.test.ts test/review-risk.test.ts test/thread-state-http.test.ts
-  test/docs-examples.test.ts test/fuzz.test.ts test/redis-channel.test.ts
-)
-# Of those, the files that run in the PostgreSQL pass instead when there is one
-# (and on the embedded database in test:long): the embedded pass is the longer
-# of the two, and these do not depend on which database the server has.
-# The fuzzer is among them: `npm run test:long` runs it with its full number of
-# cases on both databases.
-ONCE_ON_POSTGRES=(
+# With PostgreSQL there (TEST_DATABASE_URL), `npm test` runs each integration
+# file on one database, and `npm run test:long` runs it again on the other, so
+# CI, which runs both, still runs every file on both. The two databases run
+# the same SQL functions (test/sql-source.test.ts): what one of them can break shows in
+# the files of its own pass, the HTTP and agent files on the embedded database
+# (the one a single server runs by default, where every statement waits for
+# one connection), the use cases' SQL and its interleavings on PostgreSQL
+# (where transactions really run side by side). Without PostgreSQL, every file
+# runs on the embedded database (those that need PostgreSQL say they skipped).
+#
+# Files that run on PostgreSQL in `npm test`; every other file runs on the
+# embedded database. A new file runs on the embedded database unless listed.
+ON_POSTGRES=(
+  # They need it: several nodes on one database, the lock-order races, the
+  # LISTEN/NOTIFY transport, the database server ending connections.
+  test/multi-node.test.ts test/failover.test.ts test/lock-order.test.ts test/postgres-transport.test.ts test/database-connections.test.ts
+  # The use cases' statements, what they write, and their interleavings.
+  test/one-round-trip.test.ts test/engine.test.ts test/thread-state.test.ts test/policies.test.ts test/authority.test.ts
+  test/audit-tamper.test.ts test/isolation.test.ts test/direct-sql.test.ts test/names.test.ts test/durable-runs.test.ts
+  test/notifications.test.ts test/review-truth.test.ts
+  # Files that do not depend on the database, here to even out the two
+  # passes: the MCP gateway's processes, the security headers and throttles
+  # over HTTP, the fuzzer.
   test/mcp-gateway.test.ts test/security-http.test.ts test/fuzz.test.ts
-  test/durable-langgraph.test.ts test/durable-openai-agents.test.ts test/durable-ai-sdk.test.ts test/durable-claude-agent.test.ts
 )
-ONCE_ON_EMBEDDED=()
-for file in "${ONCE[@]}"; do
-  [[ " ${ONCE_ON_POSTGRES[*]} " == *" $file "* ]] || ONCE_ON_EMBEDDED+=("$file")
-done
-# Files that never reach the target database: the framework adapters, the
-# packed SDK, the documentation's links, and the embedded database's own
-# settings and folder (it makes its own embedded databases whatever the target).
+# Files that run on both databases in `npm test`: what they check is each
+# database's own (the SQL source against the migrations, the migrations applied).
+ON_BOTH=(test/sql-source.test.ts test/migrations.test.ts)
+# Files that never reach the target database, and run on the embedded one
+# only: the framework adapters, the packed SDK, the documentation's links, and
+# the embedded database's own settings and folder.
 EMBEDDED_ONLY=('test/adapter-*.test.ts' test/sdk-package.test.ts test/docs-links.test.ts test/embedded-database.test.ts)
+# The agent frameworks' durable runs, each agent process killed and started
+# again (Claude Code twice a restart): `npm run test:long` runs them, on the
+# embedded database, and `npm test` not. They were a tenth of its CPU; what every
+# change can break of durable runs stays in `npm test`: the server's side of
+# them (test/durable-runs.test.ts), every adapter's pause and resume through its
+# framework (test/adapter-*.test.ts), and the README's durable example killed
+# with SIGKILL and started again from the packed SDK (test/sdk-package.test.ts).
+LONG_ONLY=(test/durable-ai-sdk.test.ts test/durable-claude-agent.test.ts test/durable-langchain.test.ts test/durable-langgraph.test.ts test/durable-openai-agents.test.ts)
+# Of ON_POSTGRES, the files that need PostgreSQL (they skip on the embedded database).
+POSTGRES_ONLY=(test/multi-node.test.ts test/failover.test.ts test/lock-order.test.ts test/postgres-transport.test.ts test/database-connections.test.ts)
 
 declare -A pid started
 failed=()
@@ -123,43 +130,70 @@ templates() {
   TOLLGATE_TEST_TARGET=$target node --import tsx test/make-templates.ts
 }
 
+# The embedded template's folder, as test/make-templates.ts printed it.
+embedded_template() { sed -n 's/^embedded template: //p' "$LOGS/templates.log"; }
+
 # --exclude once per file: vitest takes one pattern per flag.
 excluding() { local file; for file in "$@"; do printf -- '--exclude\n%s\n' "$file"; done; }
 
 integration_embedded() {
-  local excludes=()
-  if [ -n "${TEST_DATABASE_URL:-}" ]; then mapfile -t excludes < <(excluding "${ONCE_ON_POSTGRES[@]}"); fi
+  local excludes
+  if [ -n "${TEST_DATABASE_URL:-}" ]; then
+    mapfile -t excludes < <(excluding "${LONG_ONLY[@]}" "${ON_POSTGRES[@]}")
+  else
+    mapfile -t excludes < <(excluding "${LONG_ONLY[@]}")
+  fi
   TOLLGATE_TEST_TARGET=embedded npx vitest run --project integration "${excludes[@]}" \
     --reporter=default --reporter=json --outputFile.json=test-results/integration-embedded.json
 }
 
 integration_postgres() {
-  local excludes
-  mapfile -t excludes < <(excluding "${EMBEDDED_ONLY[@]}" "${ONCE_ON_EMBEDDED[@]}")
-  TOLLGATE_TEST_TARGET=postgres npx vitest run --project integration "${excludes[@]}" \
+  TOLLGATE_TEST_TARGET=postgres npx vitest run --project integration "${ON_POSTGRES[@]}" "${ON_BOTH[@]}" \
     --reporter=default --reporter=json --outputFile.json=test-results/integration-postgres.json
 }
 
 browser() {
+  # The server starts on a copy of the migrated template (creating and migrating
+  # a database of its own took it 15 to 20 s of one core, which every test waited for).
+  local template status=0
+  template=$(embedded_template)
+  if [ -z "${TOLLGATE_E2E_DATA_DIR:-}" ] && [ -d "$template" ]; then
+    TOLLGATE_E2E_DATA_DIR=$(mktemp -d "${TMPDIR:-/tmp}/tollgate-e2e-XXXXXX")
+    cp -R "$template/." "$TOLLGATE_E2E_DATA_DIR"
+    export TOLLGATE_E2E_DATA_DIR
+    trap 'rm -rf "$TOLLGATE_E2E_DATA_DIR"' EXIT
+  fi
   # The server's log lines carry their times: this one says when it was started.
   echo "browser tests: starting the server at $(date -u +%H:%M:%S)"
-  npx playwright test
+  # Three workers: the browser tests run alone, after the integration passes,
+  # and each of them mostly waits (on its page, the server, the agents' polls).
+  TOLLGATE_E2E_WORKERS=${TOLLGATE_E2E_WORKERS:-3} npx playwright test || status=$?
+  return $status
 }
 
+# The long scenarios on the embedded database, the agent frameworks' durable
+# runs, and the files `npm test` ran on PostgreSQL.
 long_embedded() {
   TOLLGATE_TEST_TARGET=embedded npx vitest run --project long || return 1
-  # npm test ran these on PostgreSQL when it could (the fuzzer has just run, with all its cases).
-  local file once=()
-  for file in "${ONCE_ON_POSTGRES[@]}"; do [ "$file" = test/fuzz.test.ts ] || once+=("$file"); done
-  if [ -n "${TEST_DATABASE_URL:-}" ]; then TOLLGATE_TEST_TARGET=embedded npx vitest run --project integration "${once[@]}"; fi
+  local file files=("${LONG_ONLY[@]}")
+  if [ -n "${TEST_DATABASE_URL:-}" ]; then
+    # The fuzzer has just run with all its cases; the files that need PostgreSQL would only skip.
+    for file in "${ON_POSTGRES[@]}"; do
+      [[ " ${POSTGRES_ONLY[*]} test/fuzz.test.ts " == *" $file "* ]] || files+=("$file")
+    done
+  fi
+  TOLLGATE_TEST_TARGET=embedded npx vitest run --project integration "${files[@]}" \
+    --reporter=default --reporter=json --outputFile.json=test-results/long-integration-embedded.json
 }
 
-# The long scenarios on PostgreSQL, and the files `npm test` runs on the embedded database only.
+# The long scenarios on PostgreSQL, and the files `npm test` ran on the embedded database.
 long_postgres() {
   TOLLGATE_TEST_TARGET=postgres npx vitest run --project long \
     --reporter=default --reporter=json --outputFile.json=test-results/long-postgres.json || return 1
-  TOLLGATE_TEST_TARGET=postgres npx vitest run --project integration "${ONCE_ON_EMBEDDED[@]}" \
-    --reporter=default --reporter=json --outputFile.json=test-results/once-postgres.json
+  local excludes
+  mapfile -t excludes < <(excluding "${ON_POSTGRES[@]}" "${ON_BOTH[@]}" "${EMBEDDED_ONLY[@]}" "${LONG_ONLY[@]}")
+  TOLLGATE_TEST_TARGET=postgres npx vitest run --project integration "${excludes[@]}" \
+    --reporter=default --reporter=json --outputFile.json=test-results/long-integration-postgres.json
 }
 
 if [ "${1:-}" = "--long" ]; then
@@ -184,18 +218,22 @@ else
   cat "$LOGS/templates.log"
   failed+=(templates)
 fi
-stage checks checks
 stage integration-embedded integration_embedded
 if postgres_ready; then stage integration-postgres integration_postgres; fi
-# The browser tests start as soon as the build is there, beside the integration
-# passes (which mostly wait), rather than after them.
-finish build
+finish build integration-embedded
+if [ -n "${pid[integration-postgres]:-}" ]; then finish integration-postgres; fi
+# The browser tests after the integration passes, with three workers, rather
+# than beside them: the passes keep two cores busy on their own, and with the
+# browser tests beside them every process ran slower (the same stages used half
+# again the CPU side by side that they use one after another). The type check
+# and the unit tests run beside the browser tests, whose server and pages leave
+# a core part idle while they wait.
+stage checks checks
 if [[ " ${failed[*]} " == *" build "* ]]; then
   echo "== browser tests: not run, the build failed"
 else
   stage browser browser
 fi
-finish checks integration-embedded
-if [ -n "${pid[integration-postgres]:-}" ]; then finish integration-postgres; fi
+finish checks
 if [ -n "${pid[browser]:-}" ]; then finish browser; fi
 summary
