@@ -59,8 +59,8 @@ export default defineConfig({
   workers: Number(process.env.TOLLGATE_E2E_WORKERS ?? (availableParallelism() >= 4 ? 2 : 1)),
   forbidOnly: !!process.env.CI,
   retries: process.env.CI ? 1 : 0,
-  // npm test runs these beside the integration passes on two cores: a test of two
-  // operators' sessions takes over 30 s there, though each step waits far less.
+  // A guard against a hang: on a busy 2-core machine a test of two operators'
+  // sessions has taken over 30 s, though each step waits far less.
   timeout: 90_000,
   expect: { timeout: 10_000 },
   reporter: [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
