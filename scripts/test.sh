@@ -19,20 +19,21 @@ mkdir -p "$LOGS"
 
 # With PostgreSQL there (TEST_DATABASE_URL), `npm test` runs each integration
 # file on one database, and `npm run test:long` runs it again on the other, so
-# CI, which runs both, still runs every file on both. The two databases run
-# the same SQL functions (test/sql-source.test.ts): what one of them can break shows in
-# the files of its own pass, the HTTP and agent files on the embedded database
-# (the one a single server runs by default, where every statement waits for
-# one connection), the use cases' SQL and its interleavings on PostgreSQL
-# (where transactions really run side by side). Without PostgreSQL, every file
-# runs on the embedded database (those that need PostgreSQL say they skipped).
+# CI, which runs both, still runs every file on both. The two databases run the
+# same SQL functions (test/sql-source.test.ts); what each can break shows in the
+# files of its own pass: the HTTP and agent files on the embedded database (the
+# one a single server runs by default, where every statement waits for one
+# connection), the use cases' SQL and its interleavings on PostgreSQL (where
+# transactions really run side by side). Without PostgreSQL, every file runs on
+# the embedded database (those that need PostgreSQL say they skipped).
 #
+# Files that need PostgreSQL: several nodes on one database, the lock-order
+# races, the LISTEN/NOTIFY transport, the database server ending connections.
+POSTGRES_ONLY=(test/multi-node.test.ts test/failover.test.ts test/lock-order.test.ts test/postgres-transport.test.ts test/database-connections.test.ts)
 # Files that run on PostgreSQL in `npm test`; every other file runs on the
 # embedded database. A new file runs on the embedded database unless listed.
 ON_POSTGRES=(
-  # They need it: several nodes on one database, the lock-order races, the
-  # LISTEN/NOTIFY transport, the database server ending connections.
-  test/multi-node.test.ts test/failover.test.ts test/lock-order.test.ts test/postgres-transport.test.ts test/database-connections.test.ts
+  "${POSTGRES_ONLY[@]}"
   # The use cases' statements, what they write, and their interleavings.
   test/one-round-trip.test.ts test/engine.test.ts test/thread-state.test.ts test/policies.test.ts test/authority.test.ts
   test/audit-tamper.test.ts test/isolation.test.ts test/direct-sql.test.ts test/names.test.ts test/durable-runs.test.ts
@@ -51,14 +52,13 @@ ON_BOTH=(test/sql-source.test.ts test/migrations.test.ts)
 EMBEDDED_ONLY=('test/adapter-*.test.ts' test/sdk-package.test.ts test/docs-links.test.ts test/embedded-database.test.ts)
 # The agent frameworks' durable runs, each agent process killed and started
 # again (Claude Code twice a restart): `npm run test:long` runs them, on the
-# embedded database, and `npm test` not. They were a tenth of its CPU; what every
-# change can break of durable runs stays in `npm test`: the server's side of
-# them (test/durable-runs.test.ts), every adapter's pause and resume through its
+# embedded database, and `npm test` not (the integration passes took 380 s with
+# them on a 2-core machine, 264 s without). What every change can break of
+# durable runs stays in `npm test`: the server's side of them
+# (test/durable-runs.test.ts), every adapter's pause and resume through its
 # framework (test/adapter-*.test.ts), and the README's durable example killed
 # with SIGKILL and started again from the packed SDK (test/sdk-package.test.ts).
 LONG_ONLY=(test/durable-ai-sdk.test.ts test/durable-claude-agent.test.ts test/durable-langchain.test.ts test/durable-langgraph.test.ts test/durable-openai-agents.test.ts)
-# Of ON_POSTGRES, the files that need PostgreSQL (they skip on the embedded database).
-POSTGRES_ONLY=(test/multi-node.test.ts test/failover.test.ts test/lock-order.test.ts test/postgres-transport.test.ts test/database-connections.test.ts)
 
 declare -A pid started
 failed=()
