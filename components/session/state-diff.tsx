@@ -1,8 +1,12 @@
 "use client";
 // Two saved states of a task as a JSON diff: pretty-printed in the agent's key
 // order, unified or side by side, unchanged lines folded, changed words marked.
+import dynamic from "next/dynamic";
 import { useMemo, useState } from "react";
-import ReactDiffViewer, { DiffMethod } from "react-diff-viewer-continued";
+import { Loading } from "../ui";
+
+/** The viewer and its library, loaded when a diff is first shown (state-diff-viewer.tsx). */
+const StateDiffViewer = dynamic(() => import("./state-diff-viewer"), { ssr: false, loading: () => <Loading>Loading the diff…</Loading> });
 
 type State = Record<string, unknown>;
 
@@ -10,16 +14,6 @@ type State = Record<string, unknown>;
 function pick(state: State, keys: readonly string[]): State {
   return Object.fromEntries(keys.filter((key) => Object.hasOwn(state, key)).map((key) => [key, state[key]]));
 }
-
-const DIFF_STYLES = {
-  // The library's default is at least 1000 px wide, which a task panel at 1280 px is not.
-  diffContainer: { minWidth: 0 },
-  contentText: { fontSize: "11px", lineHeight: "1.45", wordBreak: "break-word" as const, overflowWrap: "anywhere" as const },
-  lineNumber: { fontSize: "11px" },
-  gutter: { minWidth: "2.25rem", padding: "0 6px" },
-  codeFoldContent: { fontSize: "11px" },
-  titleBlock: { fontSize: "12px", padding: "4px 8px" },
-};
 
 export function StateDiff({ before, after, keys, fromVersion, toVersion }: { before: State; after: State; keys: readonly string[]; fromVersion: number; toVersion: number }) {
   const [sideBySide, setSideBySide] = useState(false);
@@ -39,19 +33,7 @@ export function StateDiff({ before, after, keys, fromVersion, toVersion }: { bef
         </div>
       </div>
       <div data-testid="state-diff" className="overflow-hidden rounded border border-slate-200">
-        <ReactDiffViewer
-          oldValue={oldText}
-          newValue={newText}
-          splitView={sideBySide}
-          compareMethod={DiffMethod.WORDS}
-          showDiffOnly
-          extraLinesSurroundingDiff={2}
-          leftTitle={`v${fromVersion}`}
-          rightTitle={sideBySide ? `v${toVersion}` : undefined}
-          hideSummary
-          disableWorker
-          styles={DIFF_STYLES}
-        />
+        <StateDiffViewer oldText={oldText} newText={newText} sideBySide={sideBySide} fromVersion={fromVersion} toVersion={toVersion} />
       </div>
     </section>
   );
