@@ -48,8 +48,8 @@ ON_POSTGRES=(
 ON_BOTH=(test/sql-source.test.ts test/migrations.test.ts)
 # Files that never reach the target database, and run on the embedded one
 # only: the framework adapters, the packed SDK, the documentation's links, and
-# the embedded database's own settings and folder.
-EMBEDDED_ONLY=('test/adapter-*.test.ts' test/sdk-package.test.ts test/docs-links.test.ts test/embedded-database.test.ts)
+# the embedded database's own settings, folder and thread.
+EMBEDDED_ONLY=('test/adapter-*.test.ts' test/sdk-package.test.ts test/docs-links.test.ts test/embedded-database.test.ts test/database-thread.test.ts)
 # The agent frameworks' durable runs, each agent process killed and started
 # again (Claude Code twice a restart): `npm run test:long` runs them, on the
 # embedded database, and `npm test` not (the integration passes took 380 s with

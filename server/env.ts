@@ -20,6 +20,10 @@ const envSchema = z.object({
   // the operating system caches. PGlite's memory ends at 2 GB, hence the cap.
   // Not used with DATABASE_URL.
   TOLLGATE_EMBEDDED_CACHE_MB: z.coerce.number().int().min(1).max(1024, "must be at most 1024 (PGlite's memory ends at 2 GB)").default(16),
+  // Where the embedded database runs: "main", on the server's one thread, or
+  // "worker", on a thread of its own, beside the HTTP and socket work
+  // (server/db/database-thread/). Not used with DATABASE_URL.
+  TOLLGATE_EMBEDDED_THREAD: z.enum(["main", "worker"]).default("main"),
   DATABASE_URL: optionalString.pipe(
     z
       .string()

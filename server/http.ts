@@ -210,7 +210,7 @@ function serveJwks(receipts: ReceiptSigner, req: IncomingMessage, res: ServerRes
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const { env } = options;
   const secret = await resolveServerSecret({ configured: env.TOLLGATE_SECRET, dataDir: env.TOLLGATE_DATA_DIR });
-  const database = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.TOLLGATE_DATA_DIR, embeddedCacheMb: env.TOLLGATE_EMBEDDED_CACHE_MB });
+  const database = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.TOLLGATE_DATA_DIR, embeddedCacheMb: env.TOLLGATE_EMBEDDED_CACHE_MB, embeddedThread: env.TOLLGATE_EMBEDDED_THREAD });
   const bus = new EventBus();
   const shutdown = new AbortController();
   // Every waiting long-poll listens for shutdown; there is no fixed ceiling.

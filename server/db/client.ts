@@ -13,6 +13,7 @@ import { withPreparedStatements } from "./prepared-statements.ts";
 import { directSqlOnPool } from "./direct-sql-pool.ts";
 import { timedAdapterFactory, type StatementListener } from "./timed-adapter.ts";
 import { directSql, type DirectSql } from "./direct-sql.ts";
+import { DatabaseThread } from "./database-thread/database-thread.ts";
 import { log } from "../log.ts";
 
 export type { PrismaClient };
@@ -42,6 +43,8 @@ export interface DatabaseOptions {
   migrate?: boolean;
   /** The embedded database's page cache (its shared_buffers) in MB; PostgreSQL's own default is 128. */
   embeddedCacheMb: number;
+  /** Where the embedded database runs: on the server's main thread, or on a thread of its own (database-thread/). */
+  embeddedThread?: "main" | "worker";
 }
 
 function redactUrl(url: string): string {
@@ -123,13 +126,15 @@ export function postgresPool(databaseUrl: string, closing: () => boolean): pg.Po
  * Prisma's adapter, whose cost there is small beside PGlite's own
  * (prepared-statements.ts).
  */
-export function directStatements(driver: pg.Pool | PGlite, listener: () => StatementListener | undefined): DirectSql {
-  return driver instanceof pg.Pool ? directSqlOnPool(driver, listener) : directSql(timedAdapterFactory(new PrismaPGlite(withPreparedStatements(driver)), listener));
+export function directStatements(driver: pg.Pool | PGlite | DatabaseThread, listener: () => StatementListener | undefined): DirectSql {
+  if (driver instanceof pg.Pool) return directSqlOnPool(driver, listener);
+  const factory = driver instanceof DatabaseThread ? driver.factory("direct") : new PrismaPGlite(withPreparedStatements(driver));
+  return directSql(timedAdapterFactory(factory, listener));
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   let adapterFactory: SqlMigrationAwareDriverAdapterFactory;
-  let directDriver: pg.Pool | PGlite;
+  let directDriver: pg.Pool | PGlite | DatabaseThread;
   let migrationFactory: SqlMigrationAwareDriverAdapterFactory;
   let closeDriver: () => Promise<void>;
   let target: DatabaseTarget;
@@ -153,11 +158,18 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       await mkdir(options.dataDir, { recursive: true });
       await createEmbeddedDatabase(options.dataDir, startParams);
     }
-    const pglite = await PGlite.create(options.dataDir, { startParams });
-    adapterFactory = new PrismaPGlite(pglite);
-    directDriver = pglite;
+    if (options.embeddedThread === "worker") {
+      const thread = await DatabaseThread.open({ dataDir: options.dataDir, startParams });
+      adapterFactory = thread.factory("prisma");
+      directDriver = thread;
+      closeDriver = () => thread.close();
+    } else {
+      const pglite = await PGlite.create(options.dataDir, { startParams });
+      adapterFactory = new PrismaPGlite(pglite);
+      directDriver = pglite;
+      closeDriver = () => pglite.close();
+    }
     migrationFactory = adapterFactory;
-    closeDriver = () => pglite.close();
     target = "embedded";
     location = options.dataDir;
   }
