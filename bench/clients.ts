@@ -260,7 +260,7 @@ function whereTheTimeGoes(missed: [string, LoadFigures[], number][]): string[] {
     "",
     ...lines,
     "",
-    "Inside the server and PostgreSQL, from profiles: [docs/performance.md](../docs/performance.md#where-the-time-goes) (on the embedded database, PostgreSQL's WebAssembly and PGlite's JavaScript are about half of the server thread's busy time, Node's HTTP about a quarter; on PostgreSQL its backends cost the most per loop, in the engine's SQL functions), and the embedded database moved to a worker thread, measured and rejected there.",
+    "Inside the server and PostgreSQL, from profiles: [docs/performance.md](../docs/performance.md#where-the-time-goes) (on the embedded database, PostgreSQL's WebAssembly and PGlite's JavaScript are about half of the server thread's busy time, Node's HTTP about a quarter; on PostgreSQL its backends cost the most per loop, in the engine's SQL functions), and the embedded database on a thread of its own (`TOLLGATE_EMBEDDED_THREAD=worker`), measured there.",
     "",
   ];
 }
@@ -332,9 +332,9 @@ const loads: number[] = [loadavg()[0]!];
 const loadSampler = setInterval(() => loads.push(loadavg()[0]!), 5_000);
 loadSampler.unref();
 
-async function startServer(databaseUrl: string | undefined, consoleOn: boolean): Promise<BenchServer> {
+async function startServer(databaseUrl: string | undefined, consoleOn: boolean, env: Record<string, string> = {}): Promise<BenchServer> {
   // A PostgreSQL database here is a copy of the migrated template: not emptied first.
-  const server = await startBenchServer(databaseUrl, { reset: false, env: { TOLLGATE_CONSOLE: consoleOn ? "on" : "off" } });
+  const server = await startBenchServer(databaseUrl, { reset: false, env: { TOLLGATE_CONSOLE: consoleOn ? "on" : "off", ...env } });
   servers.add(server);
   return server;
 }
@@ -344,16 +344,27 @@ async function stopServer(server: BenchServer) {
   await server.stop();
 }
 
-/** The round trips, loads and burst on one database: its section of the results. */
+/** The setting that puts the embedded database on a thread of its own (server/db/database-thread/). */
+const DATABASE_THREAD = { TOLLGATE_EMBEDDED_THREAD: "worker" };
+
+/**
+ * The round trips, loads and burst on one database: its section of the
+ * results. On the embedded database a third server, console on, runs its
+ * database on a thread of its own (TOLLGATE_EMBEDDED_THREAD=worker), measured
+ * beside the default.
+ */
 async function measureDatabase(label: string, urls: { on?: string; off?: string }, postgres: boolean): Promise<string[]> {
-  progress(`${label}: starting a console-on and a console-off server`);
-  const [consoleOn, consoleOff] = await Promise.all([startServer(urls.on, true), startServer(urls.off, false)]);
+  const withThread = !postgres;
+  progress(`${label}: starting a console-on and a console-off server${withThread ? ", and a console-on one with its database on a thread of its own" : ""}`);
+  const [consoleOn, consoleOff, threaded] = await Promise.all([startServer(urls.on, true), startServer(urls.off, false), withThread ? startServer(undefined, true, DATABASE_THREAD) : undefined]);
   const on = await operatorOf(consoleOn);
   const off = await operatorOf(consoleOff);
+  const onThread = threaded && (await operatorOf(threaded));
   try {
-    progress(`${label}: warming both servers up (${SERVER_WARM_UP_SECONDS} s each)`);
+    progress(`${label}: warming the servers up (${SERVER_WARM_UP_SECONDS} s each)`);
     await warmUp(consoleOn, on.operator, SERVER_WARM_UP_SECONDS);
     await warmUp(consoleOff, off.operator, SERVER_WARM_UP_SECONDS);
+    if (threaded && onThread) await warmUp(threaded, onThread.operator, SERVER_WARM_UP_SECONDS);
     progress(`${label}: LangGraph warming up`);
     const samplers = [
       await langGraphFlat(),
@@ -362,23 +373,30 @@ async function measureDatabase(label: string, urls: { on?: string; off?: string 
       await pythonSampler(consoleOn, on),
       await sdkSampler("SDK, console off", consoleOff, off),
       await plainHttpSampler("plain HTTP, console off", consoleOff, off),
+      ...(threaded && onThread ? [await sdkSampler("SDK, database thread", threaded, onThread), await plainHttpSampler("plain HTTP, database thread", threaded, onThread)] : []),
     ];
     // Warm-up: a block of each, not counted.
     for (const sampler of samplers) for (let i = 0; i < BLOCK; i++) await sampler.sample(i);
     progress(`${label}: ${BLOCKS} interleaved blocks of ${BLOCK} round trips per side`);
     const blocks = await interleavedBlocks(samplers);
     for (const sampler of samplers) await sampler.close?.();
-    const [langGraph, sdk, http, python, sdkOff, httpOff] = blocks as [number[][], number[][], number[][], number[][], number[][], number[][]];
+    const [langGraph, sdk, http, python, sdkOff, httpOff, sdkThread, httpThread] = blocks as [number[][], number[][], number[][], number[][], number[][], number[][], number[][]?, number[][]?];
     const all = (series: number[][]) => series.flat();
 
     // The loads, console on and off alternating round by round, LangGraph's among them.
-    const loads = { sdkOn: [] as LoadFigures[], httpOn: [] as LoadFigures[], sdkOff: [] as LoadFigures[], httpOff: [] as LoadFigures[], langGraph: [] as LoadFigures[] };
+    const loads = { sdkOn: [] as LoadFigures[], httpOn: [] as LoadFigures[], sdkOff: [] as LoadFigures[], httpOff: [] as LoadFigures[], sdkThread: [] as LoadFigures[], httpThread: [] as LoadFigures[], langGraph: [] as LoadFigures[] };
     for (let round = 0; round < LOOP_ROUNDS; round++) {
       const runs: [keyof typeof loads, () => Promise<LoadFigures>][] = [
         ["sdkOn", () => fullLoops(consoleOn, on.operator, "sdk")],
         ["sdkOff", () => fullLoops(consoleOff, off.operator, "sdk")],
         ["httpOn", () => fullLoops(consoleOn, on.operator, "http")],
         ["httpOff", () => fullLoops(consoleOff, off.operator, "http")],
+        ...(threaded && onThread
+          ? ([
+              ["sdkThread", () => fullLoops(threaded, onThread.operator, "sdk")],
+              ["httpThread", () => fullLoops(threaded, onThread.operator, "http")],
+            ] as [keyof typeof loads, () => Promise<LoadFigures>][])
+          : []),
         ["langGraph", () => langGraphLoops()],
       ];
       if (round % 2) runs.reverse();
@@ -415,6 +433,12 @@ async function measureDatabase(label: string, urls: { on?: string; off?: string 
       `| Python client (kept-alive connection, long-poll) | console on | ${fmt(median(all(python)))} | ${fmt(percentile(all(python), 99))} | ${fmt(blockRatio(python, sdk))}× SDK | ≤ 1.5×: ${verdict(blockRatio(python, sdk) <= 1.5)} |`,
       `| SDK | console off | ${fmt(median(all(sdkOff)))} | ${fmt(percentile(all(sdkOff), 99))} | console on ÷ off: ${fmt(blockRatio(sdk, sdkOff))} | ≤ 1.05: ${verdict(blockRatio(sdk, sdkOff) <= 1.05)} |`,
       `| plain HTTP | console off | ${fmt(median(all(httpOff)))} | ${fmt(percentile(all(httpOff), 99))} | console on ÷ off: ${fmt(blockRatio(http, httpOff))} | ≤ 1.05: ${verdict(blockRatio(http, httpOff) <= 1.05)} |`,
+      ...(sdkThread && httpThread
+        ? [
+            `| SDK | console on, database thread | ${fmt(median(all(sdkThread)))} | ${fmt(percentile(all(sdkThread), 99))} | thread ÷ default: ${fmt(blockRatio(sdkThread, sdk))}; ${fmt(blockRatio(sdkThread, langGraph))}× LangGraph | a setting, kept off by default where its round trip costs over 5 % |`,
+            `| plain HTTP | console on, database thread | ${fmt(median(all(httpThread)))} | ${fmt(percentile(all(httpThread), 99))} | thread ÷ default: ${fmt(blockRatio(httpThread, http))}; ${fmt(blockRatio(httpThread, sdkThread))}× its SDK | |`,
+          ]
+        : []),
       "",
       ...(blockRatio(sdk, langGraph) > 1.5 || blockRatio(http, sdk) > 1.2
         ? [
@@ -429,6 +453,12 @@ async function measureDatabase(label: string, urls: { on?: string; off?: string 
       loadRow("SDK, console off", "sdkOff", `on ÷ off ${fmt(onOff("sdkOn", "sdkOff"))}, ≥ 0.95: ${verdict(onOff("sdkOn", "sdkOff") >= 0.95)}`),
       loadRow("plain HTTP, console on", "httpOn", `≥ ${httpTarget}: ${verdict(rateOf("httpOn") >= httpTarget)}`),
       loadRow("plain HTTP, console off", "httpOff", `on ÷ off ${fmt(onOff("httpOn", "httpOff"))}, ≥ 0.95: ${verdict(onOff("httpOn", "httpOff") >= 0.95)}`),
+      ...(withThread
+        ? [
+            loadRow("SDK, console on, database thread (`TOLLGATE_EMBEDDED_THREAD=worker`)", "sdkThread", `≥ ${sdkTarget}: ${verdict(rateOf("sdkThread") >= sdkTarget)}; ${fmt(onOff("sdkThread", "sdkOn"))}× the default`),
+            loadRow("plain HTTP, console on, database thread", "httpThread", `≥ ${httpTarget}: ${verdict(rateOf("httpThread") >= httpTarget)}; ${fmt(onOff("httpThread", "httpOn"))}× the default`),
+          ]
+        : []),
       "",
       `Each cell is the median, then each round's figure. CPU per loop is user and system time over the timed window divided by the loops in it, the operator's decisions included: the server's process (\`/proc/<pid>/stat\`, all its threads${postgres ? "" : "; the embedded database runs inside it"}), ${postgres ? "the PostgreSQL backends serving its database (\`/proc\`, by their process titles; PostgreSQL's shared WAL writer and checkpointer are not in it), " : ""}and this process (the agents and the operator on one Node thread; for LangGraph, its threads). CPU per loop holds on a loaded machine where loops a second do not. The server's main thread busy is its CPU time over the wall time: near 1, that one thread bounds the rate. Cores busy is the CPU per loop of the server${postgres ? ", PostgreSQL" : ""} and this process, times loops a second: near the machine's ${availableParallelism()}, the cores are the bound; well under, the machine's other work took them.`,
       "",
@@ -442,8 +472,10 @@ async function measureDatabase(label: string, urls: { on?: string; off?: string 
   } finally {
     on.operator.close();
     off.operator.close();
+    onThread?.operator.close();
     await stopServer(consoleOn);
     await stopServer(consoleOff);
+    if (threaded) await stopServer(threaded);
   }
 }
 
@@ -462,7 +494,7 @@ function header(): string[] {
     `${new Date().toISOString()} at ${commit}, \`npm run bench:clients${QUICK ? " -- --quick" : ""}\`, ${fmt((now() - runStarted) / 60_000, 1)} minutes. Machine: ${availableParallelism()} cores (${cpu}), ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${process.version}. The servers, the agents, the operator and LangGraph share the machine.`,
     `Load average (1 minute) during the run, sampled every 5 s: ${fmt(sortedLoads[0]!)} at least, ${fmt(median(sortedLoads))} median, ${fmt(sortedLoads.at(-1)!)} at most (this run alone keeps about 2 busy; more is other work on the machine).`,
     "",
-    `Round trips: agent asks → the operator's socket hears it → the operator decides over HTTP → the agent has the decision. ${BLOCKS} interleaved blocks of ${BLOCK} per side after a counted-out block of each, the order rotating each block; a ratio is the median over blocks of the block medians' ratio. Each server warmed up ${SERVER_WARM_UP_SECONDS} s first. Loads: ${AGENTS} agents, ${LOOP_SECONDS} s measured after 2 s of the same load, ${LOOP_ROUNDS} round(s), console on and off alternating. The console-on server is the default configuration (\`TOLLGATE_CONSOLE=on\`, the production bundle with Next.js in the process); the console-off one runs beside it on the same database kind. The plain-HTTP agents make JSON calls over kept-alive HTTP/1.1 through undici's \`request\` (not Node's fetch, which cost this process twice the CPU per loop); the SDK sends through undici too; the Python client uses its standard library.`,
+    `Round trips: agent asks → the operator's socket hears it → the operator decides over HTTP → the agent has the decision. ${BLOCKS} interleaved blocks of ${BLOCK} per side after a counted-out block of each, the order rotating each block; a ratio is the median over blocks of the block medians' ratio. Each server warmed up ${SERVER_WARM_UP_SECONDS} s first. Loads: ${AGENTS} agents, ${LOOP_SECONDS} s measured after 2 s of the same load, ${LOOP_ROUNDS} round(s), console on and off alternating. The console-on server is the default configuration (\`TOLLGATE_CONSOLE=on\`, the production bundle with Next.js in the process); the console-off one runs beside it on the same database kind. On the embedded database a third server, console on, runs its database on a thread of its own (\`TOLLGATE_EMBEDDED_THREAD=worker\`, a setting, not the default). The plain-HTTP agents make JSON calls over kept-alive HTTP/1.1 through undici's \`request\` (not Node's fetch, which cost this process twice the CPU per loop); the SDK sends through undici too; the Python client uses its standard library.`,
     "",
   ];
 }
