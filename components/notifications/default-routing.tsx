@@ -7,7 +7,8 @@ import { errorMessage } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
 import { ErrorNote, Loading } from "../ui";
 import { RouteFields } from "./route-fields";
-import { describeRoute, routeFormFrom, routeFromForm, type Route } from "./route-form";
+import { describeRoute } from "./describe-route";
+import { routeFormFrom, routeFromForm, type Route } from "./route-form";
 
 export function DefaultRouting({ canEdit }: { canEdit: boolean }) {
   const trpc = useTRPC();

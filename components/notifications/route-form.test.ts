@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { describeRoute, routeFormFrom, routeFromForm } from "./route-form";
+import { describeRoute } from "./describe-route";
+import { routeFormFrom, routeFromForm } from "./route-form";
 
 describe("routing form", () => {
   it("route form: an untouched form asks for no route", () => {

@@ -71,15 +71,3 @@ export function routeFromForm(form: RouteForm): { ok: true; route: Route | null 
   }
   return { ok: true, route };
 }
-
-/** A route in words, for the rule list and the default. */
-export function describeRoute(route: Route | null | undefined): string {
-  if (!route) return "";
-  const audience = (to: { role?: string; group?: string; operators?: string[] }) =>
-    [...(to.operators ?? []), ...(to.group ? [`group ${to.group}`] : []), ...(to.role && !to.group && !to.operators?.length ? [to.role === "ADMIN" ? "admins" : "operators"] : [])].join(", ") || "everyone who can decide";
-  const parts = [route.to ? `asks ${audience(route.to)}` : null];
-  for (const step of route.escalate ?? []) parts.push(`after ${Math.round(step.afterSeconds / 60) || step.afterSeconds + " s"}${step.afterSeconds >= 60 ? " min" : ""} asks ${audience(step.to)}`);
-  if (route.remindBeforeExpirySeconds) parts.push(`reminds ${Math.round(route.remindBeforeExpirySeconds / 60)} min before expiry`);
-  if (route.channels?.length) parts.push(`on ${route.channels.join(", ")}`);
-  return parts.filter(Boolean).join("; ");
-}

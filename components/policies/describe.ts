@@ -1,6 +1,7 @@
 // Rules in words for the list: what a rule matches and what it does.
 import { formatDuration } from "@/lib/format";
-import { HINTS, type ConditionOp, type StoredRule } from "./rule-form";
+import { HINTS } from "@/server/domain/tool-hints";
+import type { ConditionOp, StoredRule } from "./rule-form";
 
 const OP_WORDS: Record<ConditionOp, string> = {
   eq: "=",

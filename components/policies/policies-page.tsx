@@ -2,6 +2,7 @@
 // The Policies page: the rules in evaluation order, the editor, the workspace
 // default gate and the dry run. Everyone may read and dry-run; admins change rules.
 import { useQuery } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
 import { useState } from "react";
 import { useTRPC } from "@/lib/trpc";
 import type { PolicyItem } from "@/lib/types";
@@ -11,8 +12,14 @@ import { DefaultGate } from "./default-gate";
 import { DryRun } from "./dry-run";
 import { NameSettings } from "./name-settings";
 import { RuleCard } from "./rule-card";
-import { RuleEditor } from "./rule-editor";
 import { StarterRules } from "./starter-rules";
+
+/**
+ * The editor checks a rule as the server will (the rule compiler, with its
+ * RE2 engine: most of this page's script), so it is loaded when an admin
+ * opens it, not with the list every operator reads.
+ */
+const RuleEditor = dynamic(() => import("./rule-editor").then((module) => module.RuleEditor), { ssr: false, loading: () => <Loading>Loading the rule editor…</Loading> });
 
 type Editing = { rule: PolicyItem | null } | null;
 

@@ -9,8 +9,8 @@ import { errorMessage } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
 import type { PolicyItem } from "@/lib/types";
 import { describeMatch, describeOutcome } from "./describe";
-import { describeRoute } from "../notifications/route-form";
-import { LAST_PRIORITY } from "./rule-form";
+import { describeRoute } from "../notifications/describe-route";
+import { LAST_PRIORITY } from "@/server/domain/policy-terms";
 
 const OUTCOME_BADGE = {
   approve: { label: "Auto-approve", className: "bg-emerald-100 text-emerald-900 ring-emerald-300" },

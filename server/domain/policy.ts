@@ -13,8 +13,8 @@ import type { OperatorRoleName } from "./principal.ts";
 import type { ToolAnnotations } from "./risk.ts";
 import { hintOf, HINTS, safetyClaims, type HintMatch } from "./tool-pins.ts";
 
-export const CONDITION_OPS = ["eq", "neq", "lt", "lte", "gt", "gte", "in", "matches", "exists"] as const;
-export type ConditionOp = (typeof CONDITION_OPS)[number];
+import { CONDITION_OPS, type ConditionOp } from "./policy-terms.ts";
+export { CONDITION_OPS, LAST_PRIORITY, type ConditionOp } from "./policy-terms.ts";
 
 /** One test on a JSON value: `$.amount gt 1000`, `$.to matches @example\.com$`, `$.cc exists`. */
 export interface Condition {
@@ -88,9 +88,6 @@ export interface CallFacts {
   /** Whether the tool definition the call came with is pinned for its agent and tool. */
   pinned?: boolean;
 }
-
-/** Remembered rules made without a written rule to sit above go after every written rule. */
-export const LAST_PRIORITY = 1_000_000_000;
 
 // ---- JSON paths --------------------------------------------------------------
 

@@ -15,9 +15,8 @@ export interface ToolDefinition {
   inputSchema?: unknown;
 }
 
-export const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const;
-export type Hint = (typeof HINTS)[number];
-export type HintMatch = Partial<Record<Hint, boolean>>;
+import { HINTS, type Hint, type HintMatch } from "./tool-hints.ts";
+export { HINTS, type Hint, type HintMatch };
 
 /** What MCP says a client must assume when a server gives no hint: the riskier value of each. */
 export const MCP_HINT_DEFAULTS: Record<Hint, boolean> = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };

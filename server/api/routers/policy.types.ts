@@ -1,6 +1,6 @@
 // Request and response shapes of the policy procedures.
 import { z } from "zod";
-import { CONDITION_OPS, LAST_PRIORITY } from "../../domain/policy.ts";
+import { CONDITION_OPS, LAST_PRIORITY } from "../../domain/policy-terms.ts";
 import { LIMITS } from "../../domain/json.ts";
 import { zAction, zToolAnnotations } from "../outputs.ts";
 import { visibleOnly, zCallName, zId, zJson, zJsonObject, zName } from "../schemas.ts";
