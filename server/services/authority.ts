@@ -6,6 +6,7 @@ import { mayActOn } from "../domain/authority.ts";
 import type { RunStatus } from "../domain/lifecycle.ts";
 import type { AgentPrincipal } from "../domain/principal.ts";
 import { FUNCTION_APPROVAL_COLUMNS, splitApprovalRow, type ApprovalRow } from "./approvals/approval-row.ts";
+import type { DirectSql } from "../db/direct-sql.ts";
 import type { ServiceDeps, Tx } from "./deps.ts";
 
 type Db = Tx | ServiceDeps["prisma"];
@@ -114,12 +115,16 @@ export async function findTask(db: Db, agent: AgentPrincipal, taskId: string, op
 /**
  * An approval the agent may act on (it may act on the approval's request);
  * null otherwise. The authority check and the read are one statement
- * (tollgate_find_approval, which asks the rule's function as keyAtOrAbove does).
+ * (tollgate_find_approval, which asks the rule's function as keyAtOrAbove does),
+ * in `db`'s transaction, or outside any as a prepared direct statement
+ * (direct-sql.ts) where nothing else is to be read with it.
  */
-export async function findApproval(db: Db, agent: AgentPrincipal, approvalId: string): Promise<Approval | null> {
-  const [row] = await db.$queryRaw<(ApprovalRow & { taskAgent: string; keyAtOrAbove: boolean })[]>`
+export async function findApproval(db: Db | DirectSql, agent: AgentPrincipal, approvalId: string): Promise<Approval | null> {
+  const statement = Prisma.sql`
     SELECT ${FUNCTION_APPROVAL_COLUMNS}, f.task_agent AS "taskAgent", f.key_at_or_above AS "keyAtOrAbove"
     FROM tollgate_find_approval(${agent.workspaceId}, ${approvalId}, ${agent.agentKeyId}) f`;
+  type Row = ApprovalRow & { taskAgent: string; keyAtOrAbove: boolean };
+  const [row] = "$queryRaw" in db ? await db.$queryRaw<Row[]>(statement) : await db.query<Row>(statement);
   if (!row) return null;
   const { approval, extra } = splitApprovalRow(row, ["taskAgent", "keyAtOrAbove"] as const);
   return mayActOn(agent, { agent: extra.taskAgent, keyAtOrAbove: extra.keyAtOrAbove }) ? approval : null;

@@ -40,7 +40,8 @@ export async function awaitApproval(
 ): Promise<ApprovalResult> {
   const woken = deps.waiters.wait(approvalId, Math.min(timeoutMs, longestPollMs(deps.agentLivenessMs)), deps.shutdown);
   try {
-    const approval = await findApproval(deps.prisma, agent, approvalId);
+    // A prepared statement: on the embedded database Prisma's own path parses and plans it at every poll.
+    const approval = await findApproval(deps.sql, agent, approvalId);
     if (!approval) throw notFound("approval", approvalId);
     if (approval.status !== "PENDING") return approvalResult(approval);
     await markAgentWaiting(deps, approval.id, approval.agentSeenAt);
