@@ -1,6 +1,7 @@
 // Runs Tollgate as a separate server process (tsx server/main.ts), for tests
 // that kill it the hard way.
 import { spawn, type ChildProcess } from "node:child_process";
+import { copyFileSync, renameSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -10,6 +11,19 @@ import { copyEmbeddedTemplate } from "./templates.ts";
 
 /** The server as `npm start` runs it, bundled from its sources as `npm run build` bundles it. */
 const SERVER_MAIN = path.resolve(import.meta.dirname, "../server/main.ts");
+/** The embedded database's thread (TOLLGATE_EMBEDDED_THREAD=worker), which the server starts from beside its own bundle. */
+const DATABASE_THREAD = path.resolve(import.meta.dirname, "../server/db/database-thread/worker.ts");
+
+/** The server's bundle with the database thread's beside it, as `npm run build` writes dist/. */
+function serverBundle(): string {
+  const server = nodeScript(SERVER_MAIN);
+  const beside = path.join(path.dirname(server), "database-thread.mjs");
+  // Copied aside and renamed: another worker may be placing the same file.
+  const copied = `${beside}.${process.pid}`;
+  copyFileSync(nodeScript(DATABASE_THREAD), copied);
+  renameSync(copied, beside);
+  return server;
+}
 
 export interface ServerProcess {
   /** Known once the first start() has returned: the port the server chose, kept for its restarts. */
@@ -55,7 +69,7 @@ export async function serverProcess(options: ServerProcessOptions = {}): Promise
     },
     output: () => log,
     async start() {
-      child = spawn(process.execPath, [nodeScript(SERVER_MAIN)], {
+      child = spawn(process.execPath, [serverBundle()], {
         env: {
           ...process.env,
           PORT: String(port),

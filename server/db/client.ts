@@ -24,7 +24,7 @@ export interface Database {
   /** The hot path's statements, over Prisma's own connections (direct-sql.ts). */
   sql: DirectSql;
   target: DatabaseTarget;
-  /** Where the data lives: the folder (embedded) or the URL without its password. */
+  /** Where the data lives: the folder (embedded, and whether on a thread of its own) or the URL without its password. */
   location: string;
   adapterFactory: SqlMigrationAwareDriverAdapterFactory;
   /** The factory to apply migrations with (see postgresForMigrations). */
@@ -171,7 +171,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     }
     migrationFactory = adapterFactory;
     target = "embedded";
-    location = options.dataDir;
+    location = options.embeddedThread === "worker" ? `${options.dataDir}, on a thread of its own` : options.dataDir;
   }
 
   const appliedMigrations = options.migrate !== false ? await applyMigrations(migrationFactory) : [];
