@@ -46,46 +46,52 @@ describe("embedded database on its own thread", () => {
     await expect(database.prisma.$executeRawUnsafe("INSERT INTO counter VALUES (1, 0)")).rejects.toMatchObject({ code: "P2010", meta: { driverAdapterError: { cause: { kind: "UniqueConstraintViolation", originalCode: "23505" } } } });
   });
 
-  it("database thread: a statement outside an open transaction waits for its commit and reads what it wrote", async () => {
+  /**
+   * A transaction that adds `add` to the counter and then stays open, running
+   * `whileOpen` in it, until `release()`; `written` resolves once it has added.
+   */
+  function heldTransaction(add: number, whileOpen: (tx: Prisma.TransactionClient) => Promise<unknown> = async () => undefined) {
     let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let updated!: () => void;
-    const written = new Promise<void>((resolve) => (updated = resolve));
-    const transaction = database.prisma.$transaction(async (tx) => {
-      await tx.$executeRaw`UPDATE counter SET value = value + 1 WHERE id = 1`;
-      updated();
-      await held;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let added!: () => void;
+    const written = new Promise<void>((resolve) => (added = resolve));
+    const done = database.prisma.$transaction(async (tx) => {
+      await tx.$executeRaw`UPDATE counter SET value = value + ${add} WHERE id = 1`;
+      added();
+      await released;
+      await whileOpen(tx);
     });
-    await written;
+    return { written, release, done };
+  }
+
+  it("database thread: a statement outside an open transaction waits for its commit and reads what it wrote", async () => {
     let outside: number | undefined;
+    let answeredBeforeTheTransactionsNext: boolean | undefined;
+    const held = heldTransaction(1, async (tx) => {
+      // Sent after the read outside: the thread takes messages in order, so an unlocked read would be answered first.
+      await tx.$queryRaw`SELECT 1`;
+      answeredBeforeTheTransactionsNext = outside !== undefined;
+    });
+    await held.written;
     const read = value().then((seen) => (outside = seen));
-    // The read is on the thread, queued behind the transaction: it has not answered.
+    // Every microtask of the read's path has run: its message is on the thread before the transaction's next.
     await new Promise((resolve) => setImmediate(resolve));
-    expect(outside).toBeUndefined();
-    release();
-    await transaction;
+    held.release();
+    await held.done;
     await read;
+    expect(answeredBeforeTheTransactionsNext).toBe(false);
     expect(outside).toBe(1);
   });
 
   it("database thread: one that dies fails the calls it held, refuses its open transaction, and starts again with every committed row", async () => {
     const before = await value();
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let updated!: () => void;
-    const written = new Promise<void>((resolve) => (updated = resolve));
-    const transaction = database.prisma.$transaction(async (tx) => {
-      await tx.$executeRaw`UPDATE counter SET value = value + 100 WHERE id = 1`;
-      updated();
-      await held;
-      await tx.$executeRaw`UPDATE counter SET value = value + 100 WHERE id = 1`;
-    });
-    await written;
+    const held = heldTransaction(100, (tx) => tx.$executeRaw`UPDATE counter SET value = value + 100 WHERE id = 1`);
+    await held.written;
     const waiting = value();
     await thread.kill();
     await expect(waiting).rejects.toBeInstanceOf(DatabaseThreadEndedError);
-    release();
-    await expect(transaction).rejects.toThrow(/thread ended/);
+    held.release();
+    await expect(held.done).rejects.toThrow(/thread ended/);
     // A new thread on the same folder: the open transaction's write is gone, the committed rows are there.
     expect(await value()).toBe(before);
     await database.prisma.$executeRaw`UPDATE counter SET value = value + 1 WHERE id = 1`;
