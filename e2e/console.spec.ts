@@ -1,6 +1,6 @@
 // The rest of the console: not-found pages for unknown ids, an expired session
 // sent to log in and brought back to the same URL, the audit log with its
-// hash-chain verdict, and state diffs between versions.
+// hash-chain verdict, and state diffs between versions, on a phone too.
 import { expect, test } from "@playwright/test";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, BASE_URL } from "./fixtures";
 import { agentCall, finalScreenshot, inboxRow, logIn, loginFormReady, requestApproval, sendNow, unique } from "./helpers";
@@ -103,4 +103,24 @@ test("a state diff between two versions shows the changed keys with their owners
   await expect(keys.getByRole("row", { name: /^mem\.traveller/ })).toContainText("MEMORY");
   await page.getByTestId("state-diff").scrollIntoViewIfNeeded();
   await finalScreenshot(page, testInfo, "state-diff");
+});
+
+test("on a phone, a session shows its tree above the selected task, and the task's state diff fits the screen", async ({ page }, testInfo) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  const { sessionId } = await agentCall<{ sessionId: string }>("session.open", { title: unique("Phone") });
+  const { taskId, requestId } = await agentCall<{ taskId: string; requestId: string }>("request.begin", { sessionId, agent: "planner" });
+  await agentCall("thread.configure", { taskId, config: {} });
+  await agentCall("state.save", { taskId, requestId, state: { city: "Paris", budget: 900 } });
+  await agentCall("state.save", { taskId, requestId, state: { city: "Lyon", hotel: "Le Royal" } });
+  await logIn(page, undefined, undefined, `/sessions/${sessionId}?task=${taskId}`);
+  await expect(page.getByRole("region", { name: "Tasks" }).getByText("planner")).toBeVisible();
+  await page.getByRole("tab", { name: "State" }).click();
+  const diff = page.getByTestId("state-diff");
+  await expect(diff).toContainText('"city": "Lyon"');
+  await diff.scrollIntoViewIfNeeded();
+  const box = (await diff.boundingBox())!;
+  expect(box.x).toBeGreaterThanOrEqual(0);
+  expect(box.x + box.width).toBeLessThanOrEqual(390);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await finalScreenshot(page, testInfo, "session-state-phone");
 });

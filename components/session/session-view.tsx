@@ -76,15 +76,16 @@ export function SessionView() {
           )}
         </span>
       </header>
-      <div className="flex min-h-0 flex-1">
-        <section aria-label="Tasks" className="flex w-[50%] min-w-[26rem] flex-col border-r border-slate-200">
+      {/* Side by side from a tablet's width up; on a phone the tree above (a third of the screen, scrolling) and the task below. */}
+      <div className="flex min-h-0 flex-1 flex-col md:flex-row">
+        <section aria-label="Tasks" className="flex max-h-[35vh] shrink-0 flex-col border-b border-slate-200 md:max-h-none md:w-[50%] md:min-w-[26rem] md:shrink md:border-b-0 md:border-r">
           {roots.length === 0 ? (
             <p className="p-6 text-sm text-slate-500">No tasks in this session yet. They appear when an agent begins a request.</p>
           ) : (
             <TaskTree roots={roots} selectedTaskId={taskId} onSelect={setTaskId} approvalFor={approvalFor} />
           )}
         </section>
-        <section aria-label="Task detail" className="min-w-0 flex-1 overflow-auto bg-white p-5">
+        <section aria-label="Task detail" className="min-h-0 min-w-0 flex-1 overflow-auto bg-white p-4 md:p-5">
           {selected ? (
             <TaskPanel key={selected.taskId} task={selected} />
           ) : taskId ? (
