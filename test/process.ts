@@ -14,14 +14,18 @@ const SERVER_MAIN = path.resolve(import.meta.dirname, "../server/main.ts");
 /** The embedded database's thread (TOLLGATE_EMBEDDED_THREAD=worker), which the server starts from beside its own bundle. */
 const DATABASE_THREAD = path.resolve(import.meta.dirname, "../server/db/database-thread/worker.ts");
 
-/** The server's bundle with the database thread's beside it, as `npm run build` writes dist/. */
+let placed: string | undefined;
+
+/** The server's bundle with the database thread's beside it, as `npm run build` writes dist/ (placed once per test process). */
 function serverBundle(): string {
+  if (placed) return placed;
   const server = nodeScript(SERVER_MAIN);
   const beside = path.join(path.dirname(server), "database-thread.mjs");
   // Copied aside and renamed: another worker may be placing the same file.
   const copied = `${beside}.${process.pid}`;
   copyFileSync(nodeScript(DATABASE_THREAD), copied);
   renameSync(copied, beside);
+  placed = server;
   return server;
 }
 

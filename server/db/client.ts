@@ -163,15 +163,16 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       adapterFactory = thread.factory("prisma");
       directDriver = thread;
       closeDriver = () => thread.close();
+      location = `${options.dataDir}, on a thread of its own`;
     } else {
       const pglite = await PGlite.create(options.dataDir, { startParams });
       adapterFactory = new PrismaPGlite(pglite);
       directDriver = pglite;
       closeDriver = () => pglite.close();
+      location = options.dataDir;
     }
     migrationFactory = adapterFactory;
     target = "embedded";
-    location = options.embeddedThread === "worker" ? `${options.dataDir}, on a thread of its own` : options.dataDir;
   }
 
   const appliedMigrations = options.migrate !== false ? await applyMigrations(migrationFactory) : [];

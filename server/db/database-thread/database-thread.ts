@@ -15,7 +15,7 @@ import {
   type IsolationLevel,
   type SqlDriverAdapter,
   type SqlMigrationAwareDriverAdapterFactory,
-  type SqlQuery,
+  type SqlQueryable,
   type Transaction,
   type TransactionOptions,
 } from "@prisma/driver-adapter-utils";
@@ -35,6 +35,9 @@ function startWorker(options: ThreadOptions, port: MessagePort): Worker {
   const source = JSON.stringify(new URL("./worker.ts", here).href);
   return new Worker(`import("tsx/esm/api").then(({ register }) => { register(); return import(${source}); })`, { eval: true, workerData, transferList: [port] });
 }
+
+/** As pglite-prisma-adapter names itself: Prisma treats the thread's adapters as that one. */
+const ADAPTER_INFO = { provider: "postgres", adapterName: "pglite-prisma-adapter" } as const;
 
 function errorOf(crossed: CrossedError): Error {
   if ("mapped" in crossed) return new DriverAdapterError(crossed.mapped);
@@ -135,22 +138,20 @@ export class DatabaseThread {
   /** A Prisma driver adapter factory whose adapters run on the thread (`adapter`: Prisma's client's, or the direct statements'). */
   factory(adapter: AdapterName): SqlMigrationAwareDriverAdapterFactory {
     return {
-      provider: "postgres",
-      adapterName: "@prisma/adapter-pglite",
+      ...ADAPTER_INFO,
       connect: async () => this.#adapter(adapter),
       connectToShadowDb: () => Promise.reject(new Error("the embedded database's thread has no shadow database")),
     };
   }
 
   #adapter(adapter: AdapterName): SqlDriverAdapter {
-    const info = { provider: "postgres" as const, adapterName: "@prisma/adapter-pglite" };
-    const queryable = (transaction?: { id: number; generation: number }) => ({
-      ...info,
-      queryRaw: (query: SqlQuery) => this.#inTransaction(transaction, { adapter, method: "queryRaw", query, transaction: transaction?.id }),
-      executeRaw: (query: SqlQuery) => this.#inTransaction<number>(transaction, { adapter, method: "executeRaw", query, transaction: transaction?.id }),
+    const queryable = (transaction?: { id: number; generation: number }): SqlQueryable => ({
+      ...ADAPTER_INFO,
+      queryRaw: (query) => this.#inTransaction(transaction, { adapter, method: "queryRaw", query, transaction: transaction?.id }),
+      executeRaw: (query) => this.#inTransaction(transaction, { adapter, method: "executeRaw", query, transaction: transaction?.id }),
     });
     return {
-      ...(queryable() as Pick<SqlDriverAdapter, "provider" | "adapterName" | "queryRaw" | "executeRaw">),
+      ...queryable(),
       executeScript: (script: string) => this.call<void>({ adapter, method: "executeScript", script }),
       getConnectionInfo: () => ({ supportsRelationJoins: true }),
       startTransaction: async (isolationLevel?: IsolationLevel): Promise<Transaction> => {
@@ -158,7 +159,7 @@ export class DatabaseThread {
         // The thread that answered is the current one: nothing runs between its reply and here.
         const transaction = { id, generation: this.#generation };
         return {
-          ...(queryable(transaction) as Pick<Transaction, "provider" | "adapterName" | "queryRaw" | "executeRaw">),
+          ...queryable(transaction),
           options,
           commit: () => this.#inTransaction<void>(transaction, { adapter, method: "commit", transaction: id }),
           rollback: () => this.#inTransaction<void>(transaction, { adapter, method: "rollback", transaction: id }),

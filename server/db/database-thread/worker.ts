@@ -59,13 +59,9 @@ async function answer(call: Call): Promise<unknown> {
 
 function receive(call: Call): void {
   answer(call).then(
-    (result) => reply({ id: call.id, result }),
-    (error: unknown) => reply({ id: call.id, error: crossed(error) }),
+    (result) => port.postMessage({ id: call.id, result } satisfies Reply),
+    (error: unknown) => port.postMessage({ id: call.id, error: crossed(error) } satisfies Reply),
   );
-}
-
-function reply(message: Reply): void {
-  port.postMessage(message);
 }
 
 port.on("message", receive);
