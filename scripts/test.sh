@@ -175,14 +175,14 @@ browser() {
 # runs, and the files `npm test` ran on PostgreSQL.
 long_embedded() {
   TOLLGATE_TEST_TARGET=embedded npx vitest run --project long || return 1
-  local file files=("${LONG_ONLY[@]}")
+  local files=("${LONG_ONLY[@]}") excludes=()
   if [ -n "${TEST_DATABASE_URL:-}" ]; then
-    # The fuzzer has just run with all its cases; the files that need PostgreSQL would only skip.
-    for file in "${ON_POSTGRES[@]}"; do
-      [[ " ${POSTGRES_ONLY[*]} test/fuzz.test.ts " == *" $file "* ]] || files+=("$file")
-    done
+    # The PostgreSQL pass's files, but those that need PostgreSQL (they would
+    # only skip) and the fuzzer (it has just run with all its cases).
+    files+=("${ON_POSTGRES[@]}")
+    mapfile -t excludes < <(excluding "${POSTGRES_ONLY[@]}" test/fuzz.test.ts)
   fi
-  TOLLGATE_TEST_TARGET=embedded npx vitest run --project integration "${files[@]}" \
+  TOLLGATE_TEST_TARGET=embedded npx vitest run --project integration "${files[@]}" "${excludes[@]}" \
     --reporter=default --reporter=json --outputFile.json=test-results/long-integration-embedded.json
 }
 
